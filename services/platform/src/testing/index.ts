@@ -1,0 +1,2 @@
+export { createTestDatabase } from "./postgres.js";
+export { freePort } from "./global-setup.js";
