@@ -1,0 +1,92 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { ConfigError, startEmbeddedPostgres } from "@transcribe/platform";
+import { loadLauncherConfig, type LauncherConfig, repoRoot } from "./config.js";
+import { databasesToCreate, entryPath, eventsDatabase, processes, urlVariable } from "./services.js";
+import { Supervisor } from "./supervisor.js";
+import { ensureWebBuilt } from "./web-build.js";
+
+const log = (message: string) => process.stdout.write(`[launcher]               ${message}\n`);
+
+let config: LauncherConfig;
+try {
+  config = loadLauncherConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`launcher: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const pgDataDir = path.join(config.dataDir, "postgres");
+removeStalePidFile(pgDataDir);
+
+if (!config.SKIP_WEB_BUILD) await ensureWebBuilt(repoRoot, log);
+
+log(`starting PostgreSQL on 127.0.0.1:${config.EMBEDDED_PG_PORT} (data in ${pgDataDir})`);
+const postgres = await startEmbeddedPostgres({ dataDir: pgDataDir, port: config.EMBEDDED_PG_PORT });
+for (const database of databasesToCreate()) await postgres.ensureDatabase(database);
+
+const portOf = (offset: number | "bff") => (offset === "bff" ? config.BFF_PORT : config.SERVICE_PORT_BASE + offset);
+const serviceUrls = Object.fromEntries(
+  processes.map((p) => [urlVariable(p.name), `http://127.0.0.1:${portOf(p.portOffset)}`]),
+);
+
+const supervisor = new Supervisor({
+  cwd: repoRoot,
+  pidDir: path.join(config.dataDir, "run"),
+  restartDelayMs: config.RESTART_DELAY_MS,
+  prettyLogs: config.LOG_FORMAT === "pretty",
+  log,
+});
+await supervisor.start(
+  processes.map((spec) => ({
+    name: spec.name,
+    entry: entryPath(spec),
+    env: {
+      ...serviceUrls,
+      PORT: String(portOf(spec.portOffset)),
+      HOST: "127.0.0.1",
+      DATA_DIR: config.dataDir,
+      EVENT_BUS_DATABASE_URL: postgres.urlFor(eventsDatabase),
+      ...(spec.database ? { DATABASE_URL: postgres.urlFor(spec.database) } : {}),
+    },
+  })),
+);
+log(`the product is starting at http://localhost:${config.BFF_PORT} (health: /api/v1/health); Ctrl-C stops it`);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log(`${signal}: stopping every service...`);
+  await supervisor.stop();
+  log("stopping PostgreSQL...");
+  await postgres.stop();
+  log("stopped; data kept in " + config.dataDir);
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+/**
+ * A launcher killed hard leaves postmaster.pid behind; PostgreSQL then refuses to start.
+ * Remove it only when no process with that pid is alive.
+ */
+function removeStalePidFile(dataDir: string): void {
+  const pidFile = path.join(dataDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (Number.isInteger(pid) && pid > 0) {
+    try {
+      process.kill(pid, 0);
+      throw new Error(
+        `PostgreSQL (pid ${pid}) is still running on ${dataDir}; stop it (kill ${pid}) or the launcher that owns it first`,
+      );
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+  rmSync(pidFile);
+}

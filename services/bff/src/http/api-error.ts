@@ -1,0 +1,67 @@
+import { AppError, type AppErrorCode, fromConnectError } from "@transcribe/platform";
+import { ConnectError } from "@connectrpc/connect";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from "fastify-type-provider-zod";
+import { z } from "zod";
+
+/**
+ * The one error body of /api/v1 and the BFF: the web client reads `error.message`
+ * (and `error.detail` for field problems) whatever went wrong.
+ */
+export const apiErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      detail: z.unknown().optional(),
+    }),
+  })
+  .meta({ id: "ApiError" });
+export type ApiError = z.infer<typeof apiErrorSchema>;
+
+const statusOf: Record<AppErrorCode, number> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  permission_denied: 403,
+  not_found: 404,
+  already_exists: 409,
+  failed_precondition: 409,
+  resource_exhausted: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+export function sendApiError(reply: FastifyReply, status: number, code: string, message: string, detail?: unknown) {
+  const body: ApiError = { error: { code, message, ...(detail === undefined ? {} : { detail }) } };
+  return reply.code(status).type("application/json").send(body);
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const issues = error.validation.map((v) => ({
+        path: v.instancePath.replace(/^\//, "").replace(/\//g, "."),
+        message: v.message ?? "invalid",
+      }));
+      const first = issues[0];
+      const message = first ? (first.path ? `${first.path}: ${first.message}` : first.message) : "Invalid request";
+      return sendApiError(reply, 400, "invalid_request", message, { issues, in: error.validationContext });
+    }
+    if (error instanceof AppError || error instanceof ConnectError) {
+      const appError = fromConnectError(error);
+      if (appError.code === "internal") request.log.error({ err: error }, "upstream internal error");
+      return sendApiError(reply, statusOf[appError.code], appError.code, appError.message, appError.detail);
+    }
+    if (isResponseSerializationError(error)) {
+      request.log.error({ err: error, issues: error.cause.issues }, "response does not match its schema");
+      return sendApiError(reply, 500, "internal", "Internal error");
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, "request failed");
+      return sendApiError(reply, status, "internal", "Internal error");
+    }
+    // Fastify's own 4xx (malformed JSON, body too large, unsupported media type).
+    return sendApiError(reply, status, error.code?.toLowerCase() ?? "bad_request", error.message);
+  });
+}

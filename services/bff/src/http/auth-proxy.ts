@@ -1,0 +1,18 @@
+import replyFrom from "@fastify/reply-from";
+import type { FastifyInstance } from "fastify";
+
+/**
+ * /auth/* belongs to the auth service (better-auth). The BFF forwards it untouched:
+ * method, path, query, raw body bytes, status, body and every Set-Cookie header, so the
+ * browser talks to one origin and cookies stay first-party.
+ */
+export async function authProxy(app: FastifyInstance, options: { authUrl: string; timeoutMs: number }): Promise<void> {
+  await app.register(async (scope) => {
+    // Keep the body as the raw stream: re-serialising a parsed body could change bytes.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    await scope.register(replyFrom, { base: options.authUrl, http: { requestOptions: { timeout: options.timeoutMs } } });
+    scope.all("/auth", (request, reply) => reply.from(request.url));
+    scope.all("/auth/*", (request, reply) => reply.from(request.url));
+  });
+}

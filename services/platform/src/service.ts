@@ -1,0 +1,98 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { commonConfigSchema, env } from "./config.js";
+import { createDatabase, type Database } from "./db/database.js";
+import { migrateToLatest, type Migrations } from "./db/migrations.js";
+import { createLogger, type Logger } from "./logger.js";
+import { loadConfigOrExit, stopOnSignals } from "./process.js";
+import { type ReadinessCheck, startServiceServer } from "./rpc/server.js";
+import { initTelemetry, type Telemetry } from "./telemetry.js";
+
+export interface ServiceContext<C> {
+  config: C;
+  logger: Logger;
+  telemetry: Telemetry;
+  /** The service's own database, migrated to the latest version; absent for services without one. */
+  database: Database<any> | undefined;
+}
+
+export interface ServiceParts {
+  routes?: (router: ConnectRouter) => void;
+  readiness?: ReadinessCheck[];
+  configure?: (app: FastifyInstance) => Promise<void> | void;
+  /** Background work (relays, consumers, workers) started after the server listens. */
+  background?: Array<{ start(): Promise<void> | void; stop(): Promise<void> }>;
+}
+
+export interface ServiceDefinition<S extends z.ZodObject> {
+  name: string;
+  defaultPort: number;
+  /** The service's own variables; common ones (NODE_ENV, LOG_LEVEL, HOST, ...) are added. */
+  config: S;
+  /** When set, DATABASE_URL is required and these migrations run before serving. */
+  migrations?: Migrations;
+  build(context: ServiceContext<z.infer<S> & ServiceBaseConfig>): Promise<ServiceParts> | ServiceParts;
+}
+
+const serviceBaseSchema = commonConfigSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
+});
+type ServiceBaseConfig = z.infer<typeof serviceBaseSchema>;
+
+/**
+ * The whole life of a service process: configuration (exits 1 naming every bad
+ * variable), telemetry, database and migrations, the Connect server, background work,
+ * and a graceful stop on SIGTERM/SIGINT. A service's main.ts is only its definition.
+ */
+export async function runService<S extends z.ZodObject>(definition: ServiceDefinition<S>): Promise<void> {
+  const databaseSchema = definition.migrations ? z.object({ DATABASE_URL: env.postgresUrl() }) : z.object({});
+  const config = loadConfigOrExit(
+    definition.name,
+    serviceBaseSchema.extend(databaseSchema.shape).extend(definition.config.shape),
+  ) as z.infer<S> & ServiceBaseConfig & { DATABASE_URL?: string };
+
+  const logger = createLogger(definition.name, config.LOG_LEVEL);
+  const telemetry = await initTelemetry({
+    service: definition.name,
+    environment: config.NODE_ENV,
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    sentryDsn: config.SENTRY_DSN,
+    logger,
+  });
+  process.on("unhandledRejection", (reason) => {
+    logger.error({ err: reason }, "unhandled rejection");
+    telemetry.captureException(reason);
+  });
+
+  let database: Database<any> | undefined;
+  if (definition.migrations && config.DATABASE_URL) {
+    database = createDatabase(config.DATABASE_URL, { applicationName: definition.name });
+    const applied = await migrateToLatest(database.db, definition.migrations);
+    if (applied.length > 0) logger.info({ applied }, "migrations applied");
+  }
+
+  const parts = await definition.build({ config, logger, telemetry, database });
+  const readiness: ReadinessCheck[] = [
+    ...(database ? [{ name: "postgres", check: () => database!.ping() }] : []),
+    ...(parts.readiness ?? []),
+  ];
+  const server = await startServiceServer({
+    name: definition.name,
+    host: config.HOST,
+    port: config.PORT ?? definition.defaultPort,
+    logger,
+    readiness,
+    ...(parts.routes ? { routes: parts.routes } : {}),
+    ...(parts.configure ? { configure: parts.configure } : {}),
+    shutdownTimeoutMs: config.SHUTDOWN_GRACE_MS,
+  });
+  for (const job of parts.background ?? []) await job.start();
+
+  stopOnSignals(logger, config.SHUTDOWN_GRACE_MS, [
+    () => server.close(),
+    ...[...(parts.background ?? [])].reverse().map((job) => () => job.stop()),
+    async () => database?.close(),
+    () => telemetry.shutdown(),
+  ]);
+}

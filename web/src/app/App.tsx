@@ -1,0 +1,26 @@
+// Provider order matters: the error boundary is outermost so a failing provider still
+// shows the error screen, and the toaster sits inside the theme so it matches it.
+import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
+import { RouterProvider } from "@tanstack/react-router";
+import { AppErrorBoundary } from "../components/AppErrorBoundary";
+import { AppToaster } from "../components/AppToaster";
+import { ThemeProvider } from "../theme/ThemeProvider";
+import type { AppRouter } from "./router";
+
+export interface AppProps {
+  router: AppRouter;
+  queryClient: QueryClient;
+}
+
+export function App({ router, queryClient }: AppProps) {
+  return (
+    <AppErrorBoundary>
+      <QueryClientProvider client={queryClient}>
+        <ThemeProvider defaultTheme="light" storageKey="vite-ui-theme">
+          <AppToaster />
+          <RouterProvider router={router} />
+        </ThemeProvider>
+      </QueryClientProvider>
+    </AppErrorBoundary>
+  );
+}

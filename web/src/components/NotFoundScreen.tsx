@@ -1,0 +1,34 @@
+// Shown for any URL no route matches, and for routes that report a missing resource.
+import { Link, useLocation, useRouter } from "@tanstack/react-router";
+import { useEffect } from "react";
+import { capture, NOT_FOUND_PAGE_VIEW_EVENT } from "../lib/analytics";
+
+export function NotFoundScreen() {
+  const router = useRouter();
+  const path = useLocation({ select: (location) => location.pathname });
+
+  // Broken inbound links only show up in analytics if the 404 itself is recorded.
+  useEffect(() => {
+    
+  }, [path]);
+
+  return (
+    <section className="status-screen" aria-labelledby="not-found-title">
+      <div className="status-card">
+        <p className="status-code" aria-hidden="true">
+          404
+        </p>
+        <h1 id="not-found-title">Page Not Found</h1>
+        <p className="status-text">The page you're looking for doesn't exist or has been moved.</p>
+        <div className="button-row">
+          <button type="button" className="button" onClick={() => router.history.back()}>
+            Go back
+          </button>
+          <Link to="/" className="button button-primary">
+            Return to homepage
+          </Link>
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,52 @@
+import { createFileRoute } from "@tanstack/react-router";
+import { SignInPanel } from "../../components/SignInPanel";
+import { brand } from "../../lib/site-config";
+
+export const Route = createFileRoute("/_public/")({
+  component: HomePage,
+});
+
+const STEPS = [
+  {
+    title: "Upload a recording",
+    text: "Audio or video up to 100 MB: MP3, WAV, M4A, FLAC, OGG, WebM or MP4.",
+  },
+  {
+    title: "Pick a model and language",
+    text: "Choose the speech model and the spoken language, and translate to English if you need to.",
+  },
+  {
+    title: "Read along as it plays",
+    text: "Every line of the transcript is timed, so you can play the recording and follow the text.",
+  },
+  {
+    title: "Keep it organised",
+    text: "Rename and delete transcripts, or export them as TXT, DOCX, PDF or SRT subtitles.",
+  },
+] as const;
+
+function HomePage() {
+  const { redirect } = Route.useSearch();
+
+  return (
+    <div className="container home">
+      <section className="hero" aria-labelledby="home-title">
+        <h1 id="home-title">{brand}</h1>
+        <p className="lead">Turn audio and video into timed transcripts you can play along with.</p>
+        <p className="muted">
+          Upload a file, pick a speech model and language, and get a transcript with timestamps for every segment.
+          Rename, delete and export your transcripts whenever you like.
+        </p>
+        <ol className="steps">
+          {STEPS.map((step) => (
+            <li key={step.title}>
+              <h2>{step.title}</h2>
+              <p>{step.text}</p>
+            </li>
+          ))}
+        </ol>
+      </section>
+      <SignInPanel redirect={redirect} />
+    </div>
+  );
+}
