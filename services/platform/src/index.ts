@@ -11,3 +11,4 @@ export * from "./db/embedded-postgres.js";
 export * from "./rpc/errors.js";
 export * from "./rpc/client.js";
 export * from "./rpc/server.js";
+export * from "./events/index.js";

@@ -9,7 +9,7 @@ export function NotFoundScreen() {
 
   // Broken inbound links only show up in analytics if the 404 itself is recorded.
   useEffect(() => {
-    
+    capture(NOT_FOUND_PAGE_VIEW_EVENT, { path });
   }, [path]);
 
   return (

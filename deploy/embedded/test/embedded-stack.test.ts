@@ -1,0 +1,116 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import path from "node:path";
+import { freePort } from "@transcribe/platform/testing";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../src/config.js";
+import { processes } from "../src/services.js";
+import { getHealth, type RunningStack, startStack, waitFor } from "./stack.js";
+
+const expectedServices = ["bff", ...processes.filter((p) => p.name !== "bff").map((p) => p.name)];
+
+describe("embedded mode: npm start", () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let stack: RunningStack | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(repoRoot, ".data", "stack-test-"));
+    env = {
+      DATA_DIR: dataDir,
+      BFF_PORT: String(await freePort()),
+      SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
+      EMBEDDED_PG_PORT: String(await freePort()),
+      RESTART_DELAY_MS: "1500",
+    };
+  });
+
+  afterAll(async () => {
+    await stack?.interrupt();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("starts every service and reports them healthy within 60 s", async () => {
+    const started = Date.now();
+    stack = startStack(env);
+    const health = await waitFor(() => getHealth(stack!.baseUrl), (h) => h?.status === 200, 60_000, "health 200").catch(
+      (error) => {
+        throw new Error(`${error.message}\n--- launcher output ---\n${stack!.output().slice(-4000)}`);
+      },
+    );
+    console.log(`healthy ${((Date.now() - started) / 1000).toFixed(1)} s after start`);
+    expect(health!.body.status).toBe("ok");
+    expect(health!.body.services.map((s) => s.name).sort()).toEqual([...expectedServices].sort());
+    expect(health!.body.services.every((s) => s.ok)).toBe(true);
+  });
+
+  it("serves the SPA at / and, with history fallback, at unknown paths", async () => {
+    for (const route of ["/", "/nope", "/dashboard"]) {
+      const response = await fetch(`${stack!.baseUrl}${route}`);
+      expect(response.status, route).toBe(200);
+      expect(response.headers.get("content-type")).toMatch(/text\/html/);
+      expect(await response.text()).toContain('<div id="root"></div>');
+    }
+    const api = await fetch(`${stack!.baseUrl}/api/v1/nope`);
+    expect(api.status).toBe(404);
+    expect(await api.json()).toEqual({ error: { code: "not_found", message: "No route for GET /api/v1/nope" } });
+  });
+
+  it("reports a stopped service as down (503, named) and recovers when it is back", async () => {
+    process.kill(await stack!.pidOf("blog"), "SIGKILL");
+    const down = await waitFor(() => getHealth(stack!.baseUrl), (h) => h?.status === 503, 10_000, "health 503");
+    const blog = down!.body.services.find((s) => s.name === "blog");
+    expect(blog?.ok).toBe(false);
+    expect(blog?.detail).toBeTruthy();
+    expect(down!.body.services.filter((s) => !s.ok).map((s) => s.name)).toEqual(["blog"]);
+    await waitFor(() => getHealth(stack!.baseUrl), (h) => h?.status === 200, 30_000, "health 200 again");
+  });
+
+  it("stops cleanly on Ctrl-C and keeps the data for the next start", async () => {
+    const pgUrl = `postgres://postgres:postgres@127.0.0.1:${env.EMBEDDED_PG_PORT}/blog`;
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    await client.query("create table stack_test_marker (note text); insert into stack_test_marker values ('kept')");
+    await client.end();
+
+    expect(await stack!.interrupt()).toBe(0);
+    expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+    const health = await getHealth(stack!.baseUrl);
+    expect(health).toBeUndefined();
+
+    stack = startStack(env);
+    await waitFor(() => getHealth(stack!.baseUrl), (h) => h?.status === 200, 60_000, "health 200 after restart");
+    const again = new pg.Client({ connectionString: pgUrl });
+    await again.connect();
+    const { rows } = await again.query("select note from stack_test_marker");
+    await again.end();
+    expect(rows).toEqual([{ note: "kept" }]);
+  });
+});
+
+describe("configuration errors", () => {
+  it("a service started with a malformed database URL exits 1 naming the variable", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "services/blog/src/main.ts"], {
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_URL: "postgres//nohost" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("DATABASE_URL");
+  });
+
+  it("the launcher started with an invalid variable exits 1 naming it", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "deploy/embedded/src/main.ts"], {
+      cwd: repoRoot,
+      env: { ...process.env, EMBEDDED_PG_PORT: "not-a-port", BFF_PORT: "99999" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("EMBEDDED_PG_PORT");
+    expect(result.stderr).toContain("BFF_PORT");
+  });
+});
