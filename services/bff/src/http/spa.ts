@@ -20,6 +20,8 @@ export async function spa(app: FastifyInstance, options: { distDir: string }): P
       root: options.distDir,
       index: false,
       wildcard: false,
+      // Our own cache headers below; the plugin's default would override them.
+      cacheControl: false,
       setHeaders(res, filePath) {
         const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
         res.setHeader("cache-control", immutable ? "public, max-age=31536000, immutable" : "no-cache");
@@ -37,6 +39,6 @@ export async function spa(app: FastifyInstance, options: { distDir: string }): P
     if (!built) {
       return reply.code(503).type("text/plain").send("The web app is not built yet: run `npm run build`.\n");
     }
-    return reply.header("cache-control", "no-cache").sendFile("index.html");
+    return reply.header("cache-control", "no-cache").sendFile("index.html", { cacheControl: false });
   });
 }
