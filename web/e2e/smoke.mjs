@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Browser smoke check of a served build: loads the home page and an unknown URL in
-// Chromium and fails on missing texts or console errors.
+// Browser smoke check of a served build: loads the home page, an unknown URL and a page
+// whose code fails to load, in Chromium, and fails on missing texts or unexpected console errors.
 // Usage: node web/e2e/smoke.mjs <base-url> [screenshot-dir]
 //   e.g. (cd web && npx vite preview --port 4173) & node web/e2e/smoke.mjs http://127.0.0.1:4173 /tmp
 // CHROMIUM_PATH overrides the browser binary (default /usr/bin/chromium).
@@ -26,6 +26,21 @@ const checks = [
     path: "/nope",
     texts: ["Page Not Found", "The page you're looking for doesn't exist or has been moved.", "Go back", "Return to homepage"],
   },
+  {
+    // A stale or broken chunk after a deploy is the realistic way a visitor meets the error screen.
+    name: "error",
+    path: "/terms",
+    breakAssets: /\/assets\/terms-[^/]*\.js$/,
+    texts: [
+      "Something went wrong",
+      "We're sorry, but something unexpected happened. Please try refreshing the page.",
+      "Try again",
+      "Reload page",
+      "Go home",
+    ],
+    disabledButtons: ["Copy error details"],
+    consoleErrorsExpected: true,
+  },
 ];
 
 const browser = await chromium.launch({
@@ -43,6 +58,13 @@ try {
       if (message.type() === "error") consoleErrors.push(message.text());
     });
     page.on("pageerror", (error) => consoleErrors.push(error.message));
+    let brokenAssets = 0;
+    if (check.breakAssets) {
+      await page.route(check.breakAssets, (route) => {
+        brokenAssets += 1;
+        return route.fulfill({ status: 500, body: "broken on purpose by smoke.mjs" });
+      });
+    }
 
     const url = new URL(check.path, baseUrl).toString();
     const response = await page.goto(url, { waitUntil: "networkidle" });
@@ -55,7 +77,14 @@ try {
         failures.push(`${check.name}: text not shown: ${JSON.stringify(text)}`);
       }
     }
-    for (const error of consoleErrors) failures.push(`${check.name}: console error: ${error}`);
+    for (const name of check.disabledButtons ?? []) {
+      const button = page.getByRole("button", { name, exact: true });
+      if ((await button.count()) === 0 || !(await button.isDisabled())) failures.push(`${check.name}: button not disabled: ${name}`);
+    }
+    if (check.breakAssets && brokenAssets === 0) failures.push(`${check.name}: no asset matched ${check.breakAssets}`);
+    if (!check.consoleErrorsExpected) {
+      for (const error of consoleErrors) failures.push(`${check.name}: console error: ${error}`);
+    }
 
     if (screenshotDir) {
       await mkdir(screenshotDir, { recursive: true });

@@ -67,11 +67,9 @@ describe("app error boundary", () => {
       const [explode, setExplode] = useState(true);
       fix = () => setExplode(false);
       return (
-        <>
-          <AppErrorBoundary>
-            <Bomb explode={explode} />
-          </AppErrorBoundary>
-        </>
+        <AppErrorBoundary>
+          <Bomb explode={explode} />
+        </AppErrorBoundary>
       );
     }
     render(<Harness />);

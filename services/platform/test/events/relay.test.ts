@@ -106,8 +106,14 @@ describe("outbox, relay and pg-boss bus (real PostgreSQL)", () => {
     stoppers.push(() => late.stop());
     const transcription = collector();
     await late.subscribe("transcription", ["media.files"], transcription.handler);
+    // The control: a consumer outside the topology only sees what is published after
+    // it subscribed, as pg-boss fans out to existing queues only.
+    const outsider = collector();
+    await late.subscribe("outsider", ["media.files"], outsider.handler);
     await waitFor(async () => transcription.received.length === 1, 5_000, "the late consumer");
     expect(decodeEvent(transcription.received[0]!)).toEqual(event);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(outsider.received).toEqual([]);
   });
 
   it("keeps rows pending while publishing fails and publishes them once it recovers", async () => {
