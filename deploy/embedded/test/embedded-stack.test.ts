@@ -58,6 +58,22 @@ describe("embedded mode: npm start", () => {
     expect(await api.json()).toEqual({ error: { code: "not_found", message: "No route for GET /api/v1/nope" } });
   });
 
+  it("shows the SPA's not-found screen in a real browser ('Page Not Found')", async (context) => {
+    const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+    if (!existsSync(chromiumPath)) {
+      // CI installs Chromium (.ci/run); there a missing browser is a failure, not a skip.
+      if (process.env.CI) throw new Error(`Chromium not found at ${chromiumPath}`);
+      console.log(`skipped: no Chromium at ${chromiumPath} (apt-get install chromium)`);
+      return context.skip();
+    }
+    const result = spawnSync(process.execPath, [path.join(repoRoot, "web/e2e/smoke.mjs"), stack!.baseUrl], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  });
+
   it("reports a stopped service as down (503, named) and recovers when it is back", async () => {
     process.kill(await stack!.pidOf("blog"), "SIGKILL");
     const down = await waitFor(() => getHealth(stack!.baseUrl), (h) => h?.status === 503, 10_000, "health 503");

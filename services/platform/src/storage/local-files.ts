@@ -128,13 +128,24 @@ async function fillAndClose(
       }
       await handle.writeFile(body);
     } else {
-      await pipeline(body, new ByteCounter(expectedLength), handle.createWriteStream({ autoClose: false }));
+      // Writing through the handle ourselves (rather than a WriteStream, which would own and
+      // close it) keeps the fd open for the fsync below.
+      await pipeline(body, new ByteCounter(expectedLength), async (chunks: AsyncIterable<Buffer>) => {
+        for await (const chunk of chunks) await writeFully(handle, chunk);
+      });
     }
     await handle.sync();
     const stat = await handle.stat();
     return { size: stat.size, lastModified: new Date(stat.mtimeMs) };
   } finally {
     await handle.close();
+  }
+}
+
+async function writeFully(handle: FileHandle, chunk: Buffer): Promise<void> {
+  for (let offset = 0; offset < chunk.length; ) {
+    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+    offset += bytesWritten;
   }
 }
 

@@ -90,14 +90,20 @@ export class LocalObjectStorage implements ObjectStorage {
     if (options.contentLength !== undefined) assertValidContentLength(options.contentLength);
     const contentType = options.contentType ?? DEFAULT_CONTENT_TYPE;
     const location = await this.#locate(key);
-    const written = await writeAtomically(
-      location.file,
-      body,
-      options.contentLength,
-      (size) => ({ contentType, size }),
-      () => this.#ensureDirectory(location),
-    );
-    return { key, contentType, ...written };
+    try {
+      const written = await writeAtomically(
+        location.file,
+        body,
+        options.contentLength,
+        (size) => ({ contentType, size }),
+        () => this.#ensureDirectory(location),
+      );
+      return { key, contentType, ...written };
+    } catch (error) {
+      // A refused upload should leave no trace, not even the directories made for it.
+      await pruneEmptyDirectories(location.root, location.dir);
+      throw error;
+    }
   }
 
   async getObject(key: string, options: GetObjectOptions = {}): Promise<GetObjectResult> {

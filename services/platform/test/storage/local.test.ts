@@ -96,7 +96,7 @@ describe("LocalObjectStorage round trip", () => {
     );
     expect(error.detail).toMatchObject({ reason: "content_length_mismatch" });
     expect(await box.storage.headObject("d/x.bin")).toBeNull();
-    expect((await listTree(box.root)).filter((p) => p.includes("x.bin"))).toEqual([]);
+    expect(await listTree(box.root)).toEqual([]);
   });
 
   it("refuses a key whose prefix is already an object", async () => {
@@ -173,7 +173,7 @@ describe("LocalObjectStorage key safety", () => {
     await expectAppError(box.storage.getObject("link/secret"), "permission_denied");
     await expectAppError(box.storage.headObject("link/secret"), "permission_denied");
     await expectAppError(box.storage.deleteObject("link/secret"), "permission_denied");
-    expect(await box.storage.deleteObjects("link/")).toEqual({ deleted: 0 });
+    await expectAppError(box.storage.deleteObjects("link/"), "permission_denied");
     expect(await listTree(box.outside)).toEqual(["secret"]);
     expect(await readFile(path.join(box.outside, "secret"), "utf8")).toBe("top secret");
   });
