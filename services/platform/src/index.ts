@@ -12,3 +12,4 @@ export * from "./rpc/errors.js";
 export * from "./rpc/client.js";
 export * from "./rpc/server.js";
 export * from "./events/index.js";
+export * from "./storage/index.js";

@@ -79,6 +79,8 @@ interface Subscription {
   expireInSeconds: number;
   wakeup: Wakeup;
   loop?: Promise<void>;
+  /** Per subscription rather than per bus: a handler stuck past stop() must not revive its loop after a restart. */
+  stopped: boolean;
 }
 
 type QueueSettings = Required<Pick<SubscribeOptions, "retryLimit" | "retryDelay" | "retryBackoff" | "expireInSeconds">>;
@@ -110,6 +112,7 @@ export class PgBossEventBus implements EventBus {
   #stopCall: Promise<void> | undefined;
   #listener: NotificationListener | undefined;
   readonly #subscriptions = new Map<string, Subscription>();
+  readonly #publishing = new Set<Promise<void>>();
 
   constructor(options: PgBossEventBusOptions) {
     this.#options = options;
@@ -148,14 +151,16 @@ export class PgBossEventBus implements EventBus {
       ...this.#queueDefaults,
     } as PgBoss.ConstructorOptions);
     boss.on("error", (error) => this.#log?.warn({ err: error }, "event bus: pg-boss error"));
-    await boss.start();
     try {
+      await boss.start();
       const topology = this.#options.topology ?? eventTopology;
       for (const [consumer, topics] of Object.entries(topology)) {
         for (const topic of topics) await this.#ensureQueue(boss, consumer, topic, this.#queueDefaults, false);
       }
     } catch (error) {
       await boss.stop({ graceful: false }).catch(() => {});
+      // stop() is a no-op for a boss whose start() failed, but its pool may be open.
+      await (boss.getDb() as unknown as { close?: () => Promise<void> }).close?.().catch(() => {});
       throw error;
     }
     this.#boss = boss;
@@ -182,9 +187,18 @@ export class PgBossEventBus implements EventBus {
     return this.#boss;
   }
 
-  async publish(envelopes: readonly EventEnvelope[]): Promise<void> {
+  publish(envelopes: readonly EventEnvelope[]): Promise<void> {
     const boss = this.#started();
-    if (envelopes.length === 0) return;
+    if (envelopes.length === 0) return Promise.resolve();
+    // stop() waits for these before closing the pool under them.
+    const publishing = this.#publish(boss, envelopes);
+    this.#publishing.add(publishing);
+    const forget = () => this.#publishing.delete(publishing);
+    publishing.then(forget, forget);
+    return publishing;
+  }
+
+  async #publish(boss: PgBoss, envelopes: readonly EventEnvelope[]): Promise<void> {
     const topics = [...new Set(envelopes.map((e) => e.topic))];
     // pg-boss's own publish() looks up the same table but swallows failed sends, which
     // would let the relay mark lost events as published.
@@ -241,6 +255,7 @@ export class PgBossEventBus implements EventBus {
         concurrency: Math.max(1, options.concurrency ?? defaults.concurrency),
         expireInSeconds: settings.expireInSeconds,
         wakeup: new Wakeup(),
+        stopped: false,
       });
     }
     this.#listen();
@@ -276,16 +291,15 @@ export class PgBossEventBus implements EventBus {
   }
 
   async #run(boss: PgBoss, subscription: Subscription): Promise<void> {
-    while (!this.#stopping) {
+    while (!subscription.stopped) {
       let jobs: PgBoss.JobWithMetadata<unknown>[] = [];
       try {
         jobs = await boss.fetch<unknown>(subscription.queue, { batchSize: subscription.concurrency, includeMetadata: true });
       } catch (error) {
         this.#log?.warn({ err: error, queue: subscription.queue }, "event bus: fetch failed");
       }
-      if (this.#stopping && jobs.length === 0) break;
       if (jobs.length === 0) {
-        await subscription.wakeup.wait(this.#pollingIntervalMs);
+        if (!subscription.stopped) await subscription.wakeup.wait(this.#pollingIntervalMs);
         continue;
       }
       await Promise.all(jobs.map((job) => this.#deliver(boss, subscription, job)));
@@ -330,7 +344,10 @@ export class PgBossEventBus implements EventBus {
     const boss = this.#boss;
     if (!boss) return;
     this.#stopping = true;
-    for (const subscription of this.#subscriptions.values()) subscription.wakeup.wake();
+    for (const subscription of this.#subscriptions.values()) {
+      subscription.stopped = true;
+      subscription.wakeup.wake();
+    }
     const loops = [...this.#subscriptions.values()].map((s) => s.loop);
     const timeoutMs = this.#options.stopTimeoutMs ?? defaults.stopTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
@@ -343,6 +360,7 @@ export class PgBossEventBus implements EventBus {
       // Their jobs stay active and expire into retries; nothing is lost.
       this.#log?.warn({ timeoutMs }, "event bus: handlers still running at stop; they will be redelivered");
     }
+    await Promise.allSettled(this.#publishing);
     await this.#listener?.stop();
     await boss.stop({ graceful: false, close: true });
     this.#listener = undefined;

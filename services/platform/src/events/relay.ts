@@ -44,10 +44,11 @@ const day = 24 * 60 * 60 * 1000;
 /**
  * Moves committed outbox rows to the event bus. Safe in several replicas: each batch
  * runs in one transaction that first takes a transaction-scoped advisory lock, so one
- * replica publishes at a time and events leave in commit-sequence order (per-key order
- * is what Kafka needs); the row locks (`for update skip locked`) keep a batch from being
- * published twice even without it. A crash between publish and commit republishes the
- * batch: delivery is at least once, and consumers deduplicate.
+ * replica publishes at a time and rows leave in `seq` order (per-key order is what Kafka
+ * needs; concurrent batches from several replicas would interleave); the row locks
+ * (`for update skip locked`) keep a batch from being published twice even without it.
+ * A crash between publish and commit republishes the batch: delivery is at least once,
+ * and consumers deduplicate. The LISTEN holds one connection of the service's pool.
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const db = options.database.db as Kysely<PlatformEventTables>;

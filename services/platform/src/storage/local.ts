@@ -115,12 +115,12 @@ export class LocalObjectStorage implements ObjectStorage {
       if (!stat.isFile()) throw notFound(key);
       const contentType = (await readSidecar(location.file, stat.size))?.contentType ?? DEFAULT_CONTENT_TYPE;
       const lastModified = new Date(stat.mtimeMs);
+      // Each returned stream owns the handle and closes it when ended or destroyed.
       if (!options.range) {
         return { body: handle.createReadStream(), size: stat.size, contentType, lastModified };
       }
       const range = resolveByteRange(options.range, stat.size);
       if (!range) throw new RangeNotSatisfiableError(stat.size);
-      // The stream owns the handle from here on and closes it when done or destroyed.
       return {
         body: handle.createReadStream({ start: range.start, end: range.end }),
         size: range.end - range.start + 1,

@@ -104,17 +104,15 @@ export function localStorageRoutes(storage: SignedUrlStorage, options: LocalStor
         const { key, query } = signedTarget(request);
         const verdict = storage.verifySignedRequest({ method: "GET", key, query });
         if (!verdict.ok) return refuse(request, reply, 403, "permission_denied", REFUSAL_MESSAGES[verdict.reason]);
-        const secondsLeft = Math.max(0, Math.floor((verdict.expiresAt.getTime() - Date.now()) / 1000));
-        reply.headers({
-          ...OBJECT_SECURITY_HEADERS,
-          "accept-ranges": "bytes",
-          // Lets a media element re-seek without new requests, but never past the link's life.
-          "cache-control": `private, max-age=${secondsLeft}`,
-        });
+        reply.headers({ ...OBJECT_SECURITY_HEADERS, "accept-ranges": "bytes" });
         if (verdict.claims.fileName !== undefined) {
           reply.header("content-disposition", contentDisposition(verdict.claims.fileName));
         }
-        if (request.method === "HEAD") return sendHead(storage, key, reply);
+        const secondsLeft = Math.max(0, Math.floor((verdict.expiresAt.getTime() - Date.now()) / 1000));
+        // Lets a media element re-seek without new requests, but never past the link's
+        // life; set only on success so a 404 for a not-yet-uploaded object is not cached.
+        const cacheControl = `private, max-age=${secondsLeft}`;
+        if (request.method === "HEAD") return sendHead(storage, key, reply, cacheControl);
 
         const range = parseRangeHeader(request.headers.range);
         let object;
@@ -129,6 +127,7 @@ export function localStorageRoutes(storage: SignedUrlStorage, options: LocalStor
           "content-type": object.contentType,
           "content-length": String(object.size),
           "last-modified": object.lastModified.toUTCString(),
+          "cache-control": cacheControl,
         });
         if (object.contentRange) {
           const { start, end, totalSize } = object.contentRange;
@@ -140,7 +139,12 @@ export function localStorageRoutes(storage: SignedUrlStorage, options: LocalStor
   };
 }
 
-async function sendHead(storage: SignedUrlStorage, key: string, reply: FastifyReply): Promise<FastifyReply> {
+async function sendHead(
+  storage: SignedUrlStorage,
+  key: string,
+  reply: FastifyReply,
+  cacheControl: string,
+): Promise<FastifyReply> {
   const metadata = await storage.headObject(key);
   if (!metadata) throw new AppError("not_found", "Object not found");
   return reply
@@ -148,6 +152,7 @@ async function sendHead(storage: SignedUrlStorage, key: string, reply: FastifyRe
       "content-type": metadata.contentType,
       "content-length": String(metadata.size),
       "last-modified": metadata.lastModified.toUTCString(),
+      "cache-control": cacheControl,
     })
     .send();
 }
