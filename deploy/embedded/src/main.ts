@@ -69,6 +69,12 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGHUP", () => void shutdown("SIGHUP"));
+// A launcher bug must not leave PostgreSQL and the services running without an owner.
+process.on("uncaughtException", (error) => {
+  log(`launcher error: ${error.stack ?? error.message}`);
+  void shutdown("uncaughtException").finally(() => process.exit(1));
+});
 
 /**
  * A launcher killed hard leaves postmaster.pid behind; PostgreSQL then refuses to start.

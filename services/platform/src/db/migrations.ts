@@ -11,7 +11,9 @@ export type Migrations = Record<string, Migration>;
  */
 export async function migrateToLatest(db: Kysely<any>, migrations: Migrations): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations };
-  const migrator = new Migrator({ db, provider });
+  // Unordered: platform migrations (outbox) and a service's own interleave by name, and a
+  // platform migration added later must still run on databases that already have newer ones.
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
   const { error, results = [] } = await migrator.migrateToLatest();
   const failed = results.find((r) => r.status === "Error");
   if (error || failed) {

@@ -9,6 +9,9 @@ import { listenForNotifications, type NotificationListener } from "./listener.js
 import { eventTopology, type Topology } from "./topology.js";
 import { Wakeup } from "./wakeup.js";
 
+/** Arbitrary but fixed: the advisory lock id that serializes queue creation. */
+const QUEUE_LOCK_KEY = 7_304_211;
+
 export interface PgBossEventBusOptions {
   /** The dedicated events database (not a service's own). */
   url: string;
@@ -176,10 +179,28 @@ export class PgBossEventBus implements EventBus {
       throw new AppError("invalid_argument", `Invalid consumer name "${consumer}" (lowercase letters, digits, - and _)`);
     }
     const name = queueName(consumer, topic);
-    await boss.createQueue(name, { name, ...settings });
-    if (update) await boss.updateQueue(name, { name, ...settings });
-    await boss.subscribe(topic, name);
+    // Every process ensures the whole topology at start; pg-boss's create_queue (which
+    // creates a partition table) deadlocks when several processes run it at once, so
+    // queue changes are serialized across processes by an advisory lock.
+    await this.#withQueueLock(async () => {
+      await boss.createQueue(name, { name, ...settings });
+      if (update) await boss.updateQueue(name, { name, ...settings });
+      await boss.subscribe(topic, name);
+    });
     return name;
+  }
+
+  async #withQueueLock(fn: () => Promise<void>): Promise<void> {
+    const client = new pg.Client({ connectionString: this.#options.url, connectionTimeoutMillis: 10_000 });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      await client.query("select pg_advisory_lock($1)", [QUEUE_LOCK_KEY]);
+      await fn();
+    } finally {
+      // Closing the session releases the lock even if unlocking fails.
+      await client.end().catch(() => {});
+    }
   }
 
   #started(): PgBoss {
@@ -187,15 +208,17 @@ export class PgBossEventBus implements EventBus {
     return this.#boss;
   }
 
-  publish(envelopes: readonly EventEnvelope[]): Promise<void> {
+  async publish(envelopes: readonly EventEnvelope[]): Promise<void> {
     const boss = this.#started();
-    if (envelopes.length === 0) return Promise.resolve();
+    if (envelopes.length === 0) return;
     // stop() waits for these before closing the pool under them.
     const publishing = this.#publish(boss, envelopes);
     this.#publishing.add(publishing);
-    const forget = () => this.#publishing.delete(publishing);
-    publishing.then(forget, forget);
-    return publishing;
+    try {
+      await publishing;
+    } finally {
+      this.#publishing.delete(publishing);
+    }
   }
 
   async #publish(boss: PgBoss, envelopes: readonly EventEnvelope[]): Promise<void> {
