@@ -14,6 +14,19 @@ export type AppErrorCode =
   | "unavailable"
   | "internal";
 
+/** The HTTP status for each code, for every plain-HTTP surface (the BFF, signed storage URLs). */
+export const httpStatusOf: Readonly<Record<AppErrorCode, number>> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  permission_denied: 403,
+  not_found: 404,
+  already_exists: 409,
+  failed_precondition: 409,
+  resource_exhausted: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
 export class AppError extends Error {
   override readonly name = "AppError";
   constructor(

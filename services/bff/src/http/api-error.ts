@@ -1,4 +1,4 @@
-import { AppError, type AppErrorCode, fromConnectError } from "@transcribe/platform";
+import { AppError, fromConnectError, httpStatusOf } from "@transcribe/platform";
 import { ConnectError } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from "fastify-type-provider-zod";
@@ -19,18 +19,6 @@ export const apiErrorSchema = z
   .meta({ id: "ApiError" });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 
-const statusOf: Record<AppErrorCode, number> = {
-  invalid_argument: 400,
-  unauthenticated: 401,
-  permission_denied: 403,
-  not_found: 404,
-  already_exists: 409,
-  failed_precondition: 409,
-  resource_exhausted: 429,
-  unavailable: 503,
-  internal: 500,
-};
-
 export function sendApiError(reply: FastifyReply, status: number, code: string, message: string, detail?: unknown) {
   const body: ApiError = { error: { code, message, ...(detail === undefined ? {} : { detail }) } };
   return reply.code(status).type("application/json").send(body);
@@ -50,7 +38,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error instanceof AppError || error instanceof ConnectError) {
       const appError = fromConnectError(error);
       if (appError.code === "internal") request.log.error({ err: error }, "upstream internal error");
-      return sendApiError(reply, statusOf[appError.code], appError.code, appError.message, appError.detail);
+      return sendApiError(reply, httpStatusOf[appError.code], appError.code, appError.message, appError.detail);
     }
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error, issues: error.cause.issues }, "response does not match its schema");

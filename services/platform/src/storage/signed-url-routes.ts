@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { PassThrough, type Readable } from "node:stream";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { AppError, type AppErrorCode } from "../errors.js";
+import { AppError, httpStatusOf } from "../errors.js";
 import { contentDisposition } from "./content-disposition.js";
 import { assertValidKey } from "./keys.js";
 import type { LocalObjectStorage } from "./local.js";
@@ -23,18 +23,6 @@ export interface LocalStorageRoutesOptions {
 /** What the routes need; narrower than LocalObjectStorage so tests can wrap it. */
 export type SignedUrlStorage = Pick<ObjectStorage, "putObject" | "getObject" | "headObject"> &
   Pick<LocalObjectStorage, "verifySignedRequest">;
-
-const HTTP_STATUS: Record<AppErrorCode, number> = {
-  invalid_argument: 400,
-  unauthenticated: 401,
-  permission_denied: 403,
-  not_found: 404,
-  already_exists: 409,
-  failed_precondition: 409,
-  resource_exhausted: 429,
-  unavailable: 503,
-  internal: 500,
-};
 
 const REFUSAL_MESSAGES: Record<SignedRequestRefusal, string> = {
   malformed: "This link is incomplete or malformed",
@@ -64,7 +52,7 @@ export function localStorageRoutes(storage: SignedUrlStorage, options: LocalStor
 
     app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
       if (error instanceof AppError) {
-        const status = HTTP_STATUS[error.code];
+        const status = httpStatusOf[error.code];
         if (status >= 500) request.log.error({ err: error }, "object storage request failed");
         return refuse(request, reply, status, error.code, error.message);
       }
