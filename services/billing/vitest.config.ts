@@ -1,10 +1,3 @@
-import { defineProject } from "vitest/config";
+import { serviceTestProject } from "../platform/src/testing/vitest-project.js";
 
-export default defineProject({
-  test: {
-    name: "billing",
-    globalSetup: ["../platform/src/testing/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-  },
-});
+export default serviceTestProject("billing");

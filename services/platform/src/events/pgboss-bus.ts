@@ -157,9 +157,11 @@ export class PgBossEventBus implements EventBus {
     try {
       await boss.start();
       const topology = this.#options.topology ?? eventTopology;
-      for (const [consumer, topics] of Object.entries(topology)) {
-        for (const topic of topics) await this.#ensureQueue(boss, consumer, topic, this.#queueDefaults, false);
-      }
+      await this.#withQueueLock(async () => {
+        for (const [consumer, topics] of Object.entries(topology)) {
+          for (const topic of topics) await this.#ensureQueue(boss, consumer, topic, this.#queueDefaults, false);
+        }
+      });
     } catch (error) {
       await boss.stop({ graceful: false }).catch(() => {});
       // stop() is a no-op for a boss whose start() failed, but its pool may be open.
@@ -179,17 +181,18 @@ export class PgBossEventBus implements EventBus {
       throw new AppError("invalid_argument", `Invalid consumer name "${consumer}" (lowercase letters, digits, - and _)`);
     }
     const name = queueName(consumer, topic);
-    // Every process ensures the whole topology at start; pg-boss's create_queue (which
-    // creates a partition table) deadlocks when several processes run it at once, so
-    // queue changes are serialized across processes by an advisory lock.
-    await this.#withQueueLock(async () => {
-      await boss.createQueue(name, { name, ...settings });
-      if (update) await boss.updateQueue(name, { name, ...settings });
-      await boss.subscribe(topic, name);
-    });
+    await boss.createQueue(name, { name, ...settings });
+    if (update) await boss.updateQueue(name, { name, ...settings });
+    await boss.subscribe(topic, name);
     return name;
   }
 
+  /**
+   * Every process ensures the whole topology at start; pg-boss's create_queue (which
+   * creates a partition table) deadlocks when several processes run it at once, so
+   * queue changes are serialized across processes by an advisory lock held on a
+   * connection of its own for the length of one batch of changes.
+   */
   async #withQueueLock(fn: () => Promise<void>): Promise<void> {
     const client = new pg.Client({ connectionString: this.#options.url, connectionTimeoutMillis: 10_000 });
     client.on("error", () => {});
@@ -263,13 +266,18 @@ export class PgBossEventBus implements EventBus {
       retryBackoff: options.retryBackoff ?? this.#queueDefaults.retryBackoff,
       expireInSeconds: options.expireInSeconds ?? this.#queueDefaults.expireInSeconds,
     };
-    const added: Subscription[] = [];
-    for (const topic of new Set(topics)) {
-      const queue = queueName(consumer, topic);
-      if (this.#subscriptions.has(queue)) {
+    const unique = [...new Set(topics)];
+    for (const topic of unique) {
+      if (this.#subscriptions.has(queueName(consumer, topic))) {
         throw new AppError("already_exists", `${consumer} is already subscribed to ${topic} in this process`);
       }
-      await this.#ensureQueue(boss, consumer, topic, settings, true);
+    }
+    await this.#withQueueLock(async () => {
+      for (const topic of unique) await this.#ensureQueue(boss, consumer, topic, settings, true);
+    });
+    const added: Subscription[] = [];
+    for (const topic of unique) {
+      const queue = queueName(consumer, topic);
       added.push({
         consumer,
         topic,
