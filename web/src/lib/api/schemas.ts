@@ -1,0 +1,219 @@
+// Zod schemas of every entity of spec §3, as the app sees them (camelCase, after the API
+// client's conversion). Types come from these schemas, never from hand-written copies.
+import { z } from "zod";
+
+// ---- limits and messages (spec §5, §9) ----------------------------------------------
+
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+export const MAX_NAME_LENGTH = 255;
+
+export const ALLOWED_CONTENT_TYPES = {
+  "audio/mpeg": ".mp3",
+  "audio/wav": ".wav",
+  "audio/x-wav": ".wav",
+  "audio/mp4": ".m4a",
+  "audio/x-m4a": ".m4a",
+  "audio/flac": ".flac",
+  "audio/ogg": ".ogg",
+  "audio/webm": ".webm",
+  "video/mp4": ".mp4",
+  "video/webm": ".webm",
+} as const;
+export type AllowedContentType = keyof typeof ALLOWED_CONTENT_TYPES;
+
+export const VALIDATION_MESSAGES = {
+  fileEmpty: "File cannot be empty",
+  fileTooLarge: "File too large (max 100MB)",
+  invalidFileType: `Invalid file type. Allowed types: ${Object.keys(ALLOWED_CONTENT_TYPES).join(", ")}`,
+  fileNameExtension: "Filename must have an extension",
+  selectLanguage: "Please select a language",
+  englishToEnglish: "Cannot translate English to English",
+  nameEmpty: "Name cannot be empty",
+  nameTooLong: "Name is too long",
+} as const;
+
+const isoDate = z.string().min(1);
+
+// ---- users, sessions, accounts -------------------------------------------------------
+
+export const userSchema = z.object({
+  id: z.string().min(1),
+  email: z.string().min(1),
+  name: z.string().nullish(),
+  image: z.string().nullish(),
+  emailVerified: z.boolean().optional(),
+  createdAt: isoDate,
+  updatedAt: isoDate.optional(),
+});
+export type User = z.infer<typeof userSchema>;
+
+/** GET /auth/get-session: null when nobody is signed in. */
+export const sessionResponseSchema = z
+  .object({
+    session: z.object({ token: z.string().optional(), createdAt: isoDate, expiresAt: isoDate.optional() }).loose(),
+    user: userSchema.loose(),
+  })
+  .nullable();
+export type SessionResponse = z.infer<typeof sessionResponseSchema>;
+
+export const accountSchema = z.object({
+  id: z.string(),
+  providerId: z.string(),
+  accountId: z.string(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+  scopes: z.array(z.string()),
+});
+export type Account = z.infer<typeof accountSchema>;
+
+// ---- files and uploads ---------------------------------------------------------------
+
+export const fileNameSchema = z.string().regex(/\.[A-Za-z0-9]+$/, VALIDATION_MESSAGES.fileNameExtension);
+
+export const contentTypeSchema = z.enum(Object.keys(ALLOWED_CONTENT_TYPES) as [AllowedContentType, ...AllowedContentType[]], {
+  error: VALIDATION_MESSAGES.invalidFileType,
+});
+
+export const fileSizeSchema = z
+  .number()
+  .int()
+  .positive(VALIDATION_MESSAGES.fileEmpty)
+  .max(MAX_UPLOAD_BYTES, VALIDATION_MESSAGES.fileTooLarge);
+
+export const uploadedFileSchema = z.object({
+  id: z.uuid(),
+  fileName: fileNameSchema,
+  fileSize: z.number().positive(),
+  contentType: z.string(),
+  duration: z.number().positive(),
+  rawKey: z.string(),
+  processedKey: z.string().optional(),
+  chunks: z.array(z.string()).optional(),
+});
+export type UploadedFile = z.infer<typeof uploadedFileSchema>;
+
+/** What the upload form checks before asking for an upload URL. */
+export const uploadRequestSchema = z.object({
+  fileName: fileNameSchema,
+  fileSize: fileSizeSchema,
+  contentType: contentTypeSchema,
+  duration: z.number().positive(),
+});
+export type UploadRequest = z.infer<typeof uploadRequestSchema>;
+
+export const uploadResponseSchema = z.object({ uploadUrl: z.string(), fileId: z.string() });
+export const audioUrlResponseSchema = z.object({ url: z.string(), expiresAt: isoDate });
+
+// ---- transcriptions ------------------------------------------------------------------
+
+export const MODELS = ["whisper-large-v3-turbo", "whisper-large-v3", "scribe-v1"] as const;
+export const transcriptionStatusSchema = z.enum(["pending", "processing", "transcribing", "completed", "failed", "deleted"]);
+export const listItemStatusSchema = transcriptionStatusSchema.exclude(["deleted"]);
+export type TranscriptionStatus = z.infer<typeof transcriptionStatusSchema>;
+
+const languageSchema = z.string({ error: VALIDATION_MESSAGES.selectLanguage }).trim().min(1, VALIDATION_MESSAGES.selectLanguage);
+
+function refuseEnglishToEnglish(value: { language: string; translateToEn?: boolean | undefined }, ctx: z.RefinementCtx) {
+  if (value.language === "en" && value.translateToEn) {
+    ctx.addIssue({ code: "custom", path: ["translateToEn"], message: VALIDATION_MESSAGES.englishToEnglish });
+  }
+}
+
+export const transcriptionSettingsSchema = z
+  .object({
+    provider: z.enum(["groq", "elevenlabs"]),
+    model: z.string().min(1),
+    responseFormat: z.enum(["json", "verbose_json", "text"]),
+    timestampGranularities: z.array(z.enum(["segment", "word"])).nonempty(),
+    temperature: z.number().min(0).max(1).default(0),
+    language: languageSchema,
+    prompt: z.string().optional(),
+    translateToEn: z.boolean().default(false),
+  })
+  .superRefine(refuseEnglishToEnglish);
+export type TranscriptionSettings = z.infer<typeof transcriptionSettingsSchema>;
+
+/** The form's choice when starting a transcription. */
+export const startTranscriptionRequestSchema = z.object({
+  fileId: z.string().min(1),
+  settings: z
+    .object({ model: z.string().min(1), language: languageSchema, translateToEn: z.boolean().default(false) })
+    .superRefine(refuseEnglishToEnglish),
+});
+export const startTranscriptionResponseSchema = z.object({ jobId: z.string(), message: z.string().optional() });
+
+export const transcriptionListItemSchema = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  duration: z.number().min(0),
+  model: z.string(),
+  status: listItemStatusSchema,
+  uploadedAt: isoDate,
+});
+export type TranscriptionListItem = z.infer<typeof transcriptionListItemSchema>;
+
+export const transcriptionListResponseSchema = z.object({
+  transcriptions: z.array(transcriptionListItemSchema),
+  totalCount: z.number().int().min(0),
+});
+
+export const segmentSchema = z.object({ id: z.number(), start: z.number(), end: z.number(), text: z.string() });
+export type Segment = z.infer<typeof segmentSchema>;
+
+export const transcriptionDetailSchema = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  status: transcriptionStatusSchema,
+  config: z
+    .object({ model: z.string(), language: z.string(), timestampGranularities: z.array(z.enum(["segment", "word"])) })
+    .optional(),
+  audioFile: z.object({ fileName: z.string(), contentType: z.string().optional() }),
+  result: z
+    .object({ id: z.string(), text: z.string(), language: z.string(), duration: z.number(), segments: z.array(segmentSchema) })
+    .nullable(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+export type TranscriptionDetail = z.infer<typeof transcriptionDetailSchema>;
+
+export const renameRequestSchema = z.object({
+  newName: z.string().trim().min(1, VALIDATION_MESSAGES.nameEmpty).max(MAX_NAME_LENGTH, VALIDATION_MESSAGES.nameTooLong),
+});
+
+// ---- exports -------------------------------------------------------------------------
+
+export const exportFormatSchema = z.enum(["txt", "docx", "pdf", "srt"]);
+export const exportRequestSchema = z.object({ format: exportFormatSchema });
+export const exportResponseSchema = z.object({ downloadUrl: z.string(), format: exportFormatSchema, expiresAt: isoDate });
+
+// ---- billing -------------------------------------------------------------------------
+
+export const trialLimitsSchema = z.object({
+  usedTotal: z.number().int().min(0),
+  totalLimit: z.number().int().min(0),
+  tier: z.enum(["free", "premium"]),
+});
+export type TrialLimits = z.infer<typeof trialLimitsSchema>;
+
+const usagePeriodSchema = z.object({ fileCount: z.number().int().min(0), totalMinutes: z.number().int().min(0) });
+export const usageStatsSchema = z.object({ thisMonth: usagePeriodSchema, allTime: usagePeriodSchema });
+export const checkoutResponseSchema = z.object({ checkoutUrl: z.string(), sessionId: z.string() });
+export const billingPortalResponseSchema = z.object({ portalUrl: z.string() });
+
+// ---- greeting and blog ---------------------------------------------------------------
+
+export const greetingResponseSchema = z.object({ greeting: z.string().nullable() });
+
+export const blogPostSchema = z
+  .object({ title: z.string(), subtitle: z.string(), metaDescription: z.string(), slug: z.string() })
+  .loose();
+export type BlogPost = z.infer<typeof blogPostSchema>;
+export const blogListResponseSchema = z.object({ posts: z.array(blogPostSchema) });
+export const blogPostResponseSchema = z.object({ post: blogPostSchema });
+export const webhookPayloadSchema = z.object({ body: z.string(), signature: z.string() });
+export const webhookResponseSchema = z.object({ received: z.boolean() });
+
+// ---- theme ---------------------------------------------------------------------------
+
+export const themeSchema = z.enum(["light", "dark", "system"]);
+export type Theme = z.infer<typeof themeSchema>;
