@@ -1,4 +1,4 @@
-// Zod schemas of every entity of spec §3, as the app sees them (camelCase, after the API
+// Zod schemas of every entity of spec §3 (the theme preference lives in theme/), as the app sees them (camelCase, after the API
 // client's conversion). Types come from these schemas, never from hand-written copies.
 import { z } from "zod";
 
@@ -213,7 +213,3 @@ export const blogPostResponseSchema = z.object({ post: blogPostSchema });
 export const webhookPayloadSchema = z.object({ body: z.string(), signature: z.string() });
 export const webhookResponseSchema = z.object({ received: z.boolean() });
 
-// ---- theme ---------------------------------------------------------------------------
-
-export const themeSchema = z.enum(["light", "dark", "system"]);
-export type Theme = z.infer<typeof themeSchema>;
