@@ -2,6 +2,7 @@ import type { QueryClient } from "@tanstack/react-query";
 import { createRouter, type RouterHistory } from "@tanstack/react-router";
 import { NotFoundScreen } from "../components/NotFoundScreen";
 import { RouteErrorScreen } from "../components/RouteErrorScreen";
+import { invalidateSessionOnApiAuthError } from "../lib/session/gate";
 import { routeTree } from "../routeTree.gen";
 
 // Spec §2/§9: preload on hover/focus after a short pause so passing the pointer over a
@@ -14,6 +15,8 @@ export interface RouterContext {
 }
 
 export function createAppRouter(queryClient: QueryClient, history?: RouterHistory) {
+  // Wired here because this is where the query client meets the router's auth gate.
+  invalidateSessionOnApiAuthError(queryClient);
   return createRouter({
     routeTree,
     context: { queryClient } satisfies RouterContext,

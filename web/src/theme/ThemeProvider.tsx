@@ -1,15 +1,18 @@
-// Minimal site-wide theme: a later issue adds the full picker UI. The preference is kept
-// in localStorage so it survives reloads, and is applied as a class on <html> so plain
-// CSS can switch variables without any React involvement.
-import { createContext, use, useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
+// Site-wide theme (spec §3, §4). The preference is kept in localStorage so it survives
+// reloads, and is applied as a class on <html> so plain CSS can switch variables without
+// any React involvement.
+import { createContext, use, useCallback, useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from "react";
 
 export type Theme = "light" | "dark" | "system";
 export type ResolvedTheme = "light" | "dark";
 
 export const THEMES: readonly Theme[] = ["light", "dark", "system"];
 export const DEFAULT_THEME_STORAGE_KEY = "vite-ui-theme";
+/** The app starts light (set in App); a provider used without a default follows the OS. */
+export const APP_DEFAULT_THEME: Theme = "light";
+export const PROVIDER_FALLBACK_THEME: Theme = "system";
 
-const DARK_QUERY = "(prefers-color-scheme: dark)";
+export const DARK_SCHEME_QUERY = "(prefers-color-scheme: dark)";
 
 interface ThemeContextValue {
   theme: Theme;
@@ -19,7 +22,7 @@ interface ThemeContextValue {
 
 const ThemeContext = createContext<ThemeContextValue | null>(null);
 
-function isTheme(value: unknown): value is Theme {
+export function isTheme(value: unknown): value is Theme {
   return typeof value === "string" && (THEMES as readonly string[]).includes(value);
 }
 
@@ -41,8 +44,23 @@ function storeTheme(storageKey: string, theme: Theme): void {
   }
 }
 
-function systemPrefersDark(): boolean {
-  return typeof window.matchMedia === "function" && window.matchMedia(DARK_QUERY).matches;
+function darkSchemeQuery(): MediaQueryList | undefined {
+  return typeof window.matchMedia === "function" ? window.matchMedia(DARK_SCHEME_QUERY) : undefined;
+}
+
+/** Tracks the OS colour scheme live, so 'system' follows a change without a reload. */
+function useSystemPrefersDark(): boolean {
+  const [prefersDark, setPrefersDark] = useState(() => darkSchemeQuery()?.matches ?? false);
+  useEffect(() => {
+    const query = darkSchemeQuery();
+    if (!query) return;
+    const onChange = (event: MediaQueryListEvent) => setPrefersDark(event.matches);
+    // The OS may have changed between the first render and this effect.
+    setPrefersDark(query.matches);
+    query.addEventListener("change", onChange);
+    return () => query.removeEventListener("change", onChange);
+  }, []);
+  return prefersDark;
 }
 
 export interface ThemeProviderProps {
@@ -53,28 +71,30 @@ export interface ThemeProviderProps {
 
 export function ThemeProvider({
   children,
-  defaultTheme = "light",
+  defaultTheme = PROVIDER_FALLBACK_THEME,
   storageKey = DEFAULT_THEME_STORAGE_KEY,
 }: ThemeProviderProps) {
   const [theme, setThemeState] = useState<Theme>(() => readStoredTheme(storageKey) ?? defaultTheme);
-  const [prefersDark, setPrefersDark] = useState(systemPrefersDark);
-
-  // Only 'system' cares about OS changes, but listening always keeps the hook order simple.
-  useEffect(() => {
-    if (typeof window.matchMedia !== "function") return;
-    const query = window.matchMedia(DARK_QUERY);
-    const onChange = () => setPrefersDark(query.matches);
-    query.addEventListener("change", onChange);
-    return () => query.removeEventListener("change", onChange);
-  }, []);
-
+  const prefersDark = useSystemPrefersDark();
   const resolvedTheme: ResolvedTheme = theme === "system" ? (prefersDark ? "dark" : "light") : theme;
 
-  useEffect(() => {
+  // Layout effect: the class must be on <html> before the browser paints, so neither the
+  // first frame nor the frame after a switch shows the other theme's colours.
+  useLayoutEffect(() => {
     const root = document.documentElement;
     root.classList.remove("light", "dark");
     root.classList.add(resolvedTheme);
   }, [resolvedTheme]);
+
+  // Another tab changed the preference: follow it, so tabs never disagree after a reload.
+  useEffect(() => {
+    const onStorage = (event: StorageEvent) => {
+      if (event.key !== storageKey) return;
+      setThemeState(isTheme(event.newValue) ? event.newValue : defaultTheme);
+    };
+    window.addEventListener("storage", onStorage);
+    return () => window.removeEventListener("storage", onStorage);
+  }, [storageKey, defaultTheme]);
 
   const setTheme = useCallback(
     (next: Theme) => {

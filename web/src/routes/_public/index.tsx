@@ -1,8 +1,21 @@
-import { createFileRoute } from "@tanstack/react-router";
+import { createFileRoute, redirect } from "@tanstack/react-router";
 import { SignInPanel } from "../../components/SignInPanel";
+import { consumeAuthRedirect, safeRedirectPath } from "../../lib/auth-redirect";
+import { fetchSessionUser } from "../../lib/session/query";
 import { brand } from "../../lib/site-config";
 
 export const Route = createFileRoute("/_public/")({
+  // The gate sends visitors here with `redirect` when it found no session, including when
+  // the check failed. If they turn out to be signed in after all (the auth service was
+  // briefly down, or they signed in in another tab), take them where they were going.
+  beforeLoad: async ({ context, search, preload }) => {
+    const destination = safeRedirectPath(search.redirect);
+    if (preload || !destination) return;
+    const user = await fetchSessionUser(context.queryClient).catch(() => null);
+    if (!user) return;
+    consumeAuthRedirect();
+    throw redirect({ href: destination, replace: true });
+  },
   component: HomePage,
 });
 

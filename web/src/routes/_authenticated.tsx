@@ -1,0 +1,41 @@
+// Every route under here needs a signed-in user. The gate runs in beforeLoad, so nothing of
+// a protected page (not even its loaders) runs for a visitor who is not signed in.
+import { createFileRoute, Outlet, useRouter } from "@tanstack/react-router";
+import { useEffect } from "react";
+import { DashboardLayout } from "../components/DashboardLayout";
+import { identifyUser } from "../lib/analytics";
+import { requireUser } from "../lib/session/gate";
+import { useSession } from "../lib/session/useSession";
+
+export const Route = createFileRoute("/_authenticated")({
+  beforeLoad: async ({ context, location, preload }) => ({
+    user: await requireUser({ queryClient: context.queryClient, location, preload }),
+  }),
+  component: AuthenticatedLayout,
+});
+
+function AuthenticatedLayout() {
+  const router = useRouter();
+  const { user: gateUser } = Route.useRouteContext();
+  const session = useSession();
+  // The live session shows changes (a new name or picture) without another navigation; the
+  // gate's user covers the moment the query is being refetched.
+  const user = session.status === "authenticated" ? session.user : gateUser;
+
+  // The session can end while a page is open: a 401 from the API invalidates it (see
+  // lib/session/gate.ts). Rerunning the gate then saves this page and goes to sign-in.
+  const sessionLost = session.status === "unauthenticated" || session.status === "error";
+  useEffect(() => {
+    if (sessionLost) void router.invalidate();
+  }, [sessionLost, router]);
+
+  useEffect(() => {
+    identifyUser({ id: user.id, email: user.email });
+  }, [user.id, user.email]);
+
+  return (
+    <DashboardLayout user={user}>
+      <Outlet />
+    </DashboardLayout>
+  );
+}

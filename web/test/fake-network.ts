@@ -1,0 +1,56 @@
+// A fake of the network boundary only: `fetch` answers like the BFF would, so the API
+// client, session query, gate and router under test are the real ones.
+import { vi } from "vitest";
+
+export const TEST_USER = {
+  id: "user-1",
+  email: "ada@example.com",
+  name: "Ada Lovelace",
+  image: null,
+  emailVerified: true,
+  createdAt: "2025-01-01T00:00:00.000Z",
+  updatedAt: "2025-01-01T00:00:00.000Z",
+};
+
+export type FakeUser = Omit<typeof TEST_USER, "name" | "image"> & { name?: string | null; image?: string | null };
+
+export type Answer = Response | (() => Response | Promise<Response>);
+
+export interface FakeNetwork {
+  /** Calls seen, as "METHOD /path?query". */
+  calls: string[];
+  fetch: ReturnType<typeof vi.fn>;
+  /** Changes what a path answers from now on. */
+  answer(methodAndPath: string, answer: Answer): void;
+}
+
+export function json(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}
+
+/** GET /auth/get-session's answer for a user, or for nobody (JSON null, as the auth service sends). */
+export function sessionAnswer(user: FakeUser | null): Answer {
+  return () =>
+    json(user ? { session: { token: "t", createdAt: "2025-01-01T00:00:00.000Z", expiresAt: "2099-01-01T00:00:00.000Z" }, user } : null);
+}
+
+export const serverError: Answer = () => json({ error: { code: "internal", message: "Internal error" } }, 500);
+
+/**
+ * Installs a fake `fetch`. Keys are "METHOD /path" (query ignored); unknown paths get the
+ * BFF's JSON 404 so a test notices a call it did not expect.
+ */
+export function stubNetwork(answers: Record<string, Answer>): FakeNetwork {
+  const table = new Map(Object.entries(answers));
+  const calls: string[] = [];
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input), "http://localhost");
+    const method = (init?.method ?? "GET").toUpperCase();
+    calls.push(`${method} ${url.pathname}${url.search}`);
+    const answer = table.get(`${method} ${url.pathname}`);
+    if (!answer) return json({ error: { code: "not_found", message: "Not found" } }, 404);
+    return typeof answer === "function" ? answer() : answer.clone();
+  });
+  vi.stubGlobal("fetch", fetch);
+  return { calls, fetch, answer: (key, answer) => void table.set(key, answer) };
+}
