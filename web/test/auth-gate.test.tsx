@@ -70,14 +70,17 @@ describe("auth gate", () => {
 
     expect(await screen.findByRole("heading", { level: 1, name: "Your Transcriptions" })).toBeInTheDocument();
     expect(dashboardSearch(router)).toEqual({ subscription: "success" });
+    expect(router.state.location.href).toBe("/dashboard?subscription=success");
   });
 
   it("drops any other subscription value instead of failing the page", async () => {
     stubNetwork({ "GET /auth/get-session": sessionAnswer(TEST_USER) });
-    const { router } = renderApp(["/dashboard?subscription=nope"]);
+    const { router } = renderApp(["/dashboard?subscription=nope&x=1"]);
 
     expect(await screen.findByRole("heading", { level: 1, name: "Your Transcriptions" })).toBeInTheDocument();
-    expect(dashboardSearch(router)).toEqual({ subscription: undefined });
+    expect(dashboardSearch(router)).toEqual({ subscription: undefined, x: 1 });
+    // Gone from the address bar too, so a bookmark does not keep the bad value.
+    expect(router.state.location.href).toBe("/dashboard?x=1");
     expect(screen.queryByText("Something went wrong")).not.toBeInTheDocument();
   });
 

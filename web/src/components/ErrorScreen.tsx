@@ -2,6 +2,7 @@
 // router dependency: the top-level error boundary shows it when the router itself failed.
 import { useEffect, useRef, useState } from "react";
 import { formatErrorDetails } from "../lib/error-details";
+import { Button, buttonClassName } from "./ui/Button";
 
 /** How long the "Copied" confirmation stays visible after copying error details. */
 export const COPY_CONFIRMATION_MS = 2000;
@@ -50,27 +51,26 @@ export function ErrorScreen({ error, reset }: ErrorScreenProps) {
         <p className="status-text">We're sorry, but something unexpected happened. Please try refreshing the page.</p>
         <div className="button-row">
           {reset ? (
-            <button type="button" className="button button-primary" onClick={reset}>
+            <Button variant="primary" onClick={reset}>
               Try again
-            </button>
+            </Button>
           ) : null}
-          <button type="button" className="button" onClick={() => window.location.reload()}>
-            Reload page
-          </button>
+          <Button onClick={() => window.location.reload()}>Reload page</Button>
           {/* A full page load, not a router link: after a crash the router may be the broken part. */}
-          <a className="button" href="/">
+          <a className={buttonClassName()} href="/">
             Go home
           </a>
         </div>
-        <button
-          type="button"
-          className="button button-quiet"
+        <Button
+          variant="ghost"
+          size="sm"
+          className="button-quiet"
           onClick={copyErrorDetails}
           disabled={!COPY_ERROR_DETAILS_ENABLED}
           title={COPY_ERROR_DETAILS_ENABLED ? undefined : "Copying error details is turned off"}
         >
           {copied ? "Copied" : "Copy error details"}
-        </button>
+        </Button>
         {import.meta.env.DEV && error !== undefined ? (
           <details className="error-details">
             <summary>Error details</summary>

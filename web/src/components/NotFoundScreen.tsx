@@ -2,6 +2,7 @@
 import { Link, useLocation, useRouter } from "@tanstack/react-router";
 import { useEffect } from "react";
 import { capture, NOT_FOUND_PAGE_VIEW_EVENT } from "../lib/analytics";
+import { Button, buttonClassName } from "./ui/Button";
 
 export function NotFoundScreen() {
   const router = useRouter();
@@ -21,10 +22,8 @@ export function NotFoundScreen() {
         <h1 id="not-found-title">Page Not Found</h1>
         <p className="status-text">The page you're looking for doesn't exist or has been moved.</p>
         <div className="button-row">
-          <button type="button" className="button" onClick={() => router.history.back()}>
-            Go back
-          </button>
-          <Link to="/" className="button button-primary">
+          <Button onClick={() => router.history.back()}>Go back</Button>
+          <Link to="/" className={buttonClassName({ variant: "primary" })}>
             Return to homepage
           </Link>
         </div>
