@@ -43,6 +43,17 @@ describe("auth gate", () => {
     expect(network.calls).toEqual(["GET /auth/get-session", "GET /auth/get-session"]);
   });
 
+  it("does not remember a page that was only preloaded (hover over a link)", async () => {
+    stubNetwork({ "GET /auth/get-session": sessionAnswer(null) });
+    const { router } = renderApp(["/"]);
+    expect(await screen.findByRole("heading", { level: 1, name: "Transcribe" })).toBeInTheDocument();
+
+    await act(() => router.preloadRoute({ to: "/dashboard" }).catch(() => undefined));
+
+    expect(window.localStorage.getItem("auth-redirect")).toBeNull();
+    expect(router.state.location.href).toBe("/");
+  });
+
   it.each(["/account", "/support", "/transcript/abc?tab=segments#s3"])("protects %s", async (url) => {
     stubNetwork({ "GET /auth/get-session": sessionAnswer(null) });
     const { router } = renderApp([url]);
