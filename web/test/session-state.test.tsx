@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAppQueryClient } from "../src/app/query-client";
 import { ApiError } from "../src/lib/api/errors";
 import { toSessionState, type SessionState } from "../src/lib/session/state";
-import { useSession } from "../src/lib/session/useSession";
+import { useSession } from "../src/lib/session/use-session";
 import { serverError, sessionAnswer, stubNetwork, TEST_USER } from "./fake-network";
 
 const session = { session: { createdAt: "2025-01-01T00:00:00.000Z" }, user: TEST_USER };

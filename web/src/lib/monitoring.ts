@@ -83,8 +83,8 @@ export function isNoiseEvent(event: ErrorEvent): boolean {
 }
 
 /**
- * beforeSend: a second line behind ignoreErrors, which only looks at the final message;
- * this also checks every exception in a chained error.
+ * beforeSend: a second line behind ignoreErrors, which checks only the message and the
+ * outermost exception; this also checks every chained cause.
  */
 export function dropNoiseEvents(event: ErrorEvent): ErrorEvent | null {
   return isNoiseEvent(event) ? null : event;

@@ -5,7 +5,7 @@ import { useEffect } from "react";
 import { DashboardLayout } from "../components/DashboardLayout";
 import { identifyUser } from "../lib/analytics";
 import { requireUser } from "../lib/session/gate";
-import { useSession } from "../lib/session/useSession";
+import { useSession } from "../lib/session/use-session";
 
 export const Route = createFileRoute("/_authenticated")({
   beforeLoad: async ({ context, location, preload }) => ({

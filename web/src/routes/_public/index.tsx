@@ -13,7 +13,7 @@ export const Route = createFileRoute("/_public/")({
     if (preload || !destination) return;
     const user = await fetchSessionUser(context.queryClient).catch(() => null);
     if (!user) return;
-    consumeAuthRedirect();
+    consumeAuthRedirect(); // the saved copy of this destination is used up
     throw redirect({ href: destination, replace: true });
   },
   component: HomePage,
