@@ -58,7 +58,7 @@ describe("embedded mode: npm start", () => {
     expect(await api.json()).toEqual({ error: { code: "not_found", message: "No route for GET /api/v1/nope" } });
   });
 
-  it("shows the SPA's not-found screen in a real browser ('Page Not Found')", async (context) => {
+  it("passes the browser checks through the BFF ('Page Not Found', theme, network toasts)", async (context) => {
     const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
     if (!existsSync(chromiumPath)) {
       // CI installs Chromium (.ci/run); there a missing browser is a failure, not a skip.
@@ -66,12 +66,16 @@ describe("embedded mode: npm start", () => {
       console.log(`skipped: no Chromium at ${chromiumPath} (apt-get install chromium)`);
       return context.skip();
     }
-    const result = spawnSync(process.execPath, [path.join(repoRoot, "web/e2e/smoke.mjs"), stack!.baseUrl], {
-      cwd: repoRoot,
-      encoding: "utf8",
-      timeout: 120_000,
-    });
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    // smoke.mjs: home, not-found, error screen; platform.mjs: theme kept across a reload,
+    // 'system' following the OS, offline/online toasts.
+    for (const script of ["web/e2e/smoke.mjs", "web/e2e/platform.mjs"]) {
+      const result = spawnSync(process.execPath, [path.join(repoRoot, script), stack!.baseUrl], {
+        cwd: repoRoot,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
+      expect(result.status, `${script}\n${result.stdout}\n${result.stderr}`).toBe(0);
+    }
   });
 
   it("reports a stopped service as down (503, named) and recovers when it is back", async () => {
