@@ -16,7 +16,10 @@ export default class SummaryReporter implements Reporter {
         else if (state === "failed") failed++;
         else skipped++;
       }
-      if (module.state() === "failed" && [...module.children.allTests()].length === 0) failed++;
+      // A file that failed outside any test (import error, failing beforeAll) counts as a
+      // failure even when its tests only show up as skipped.
+      const anyTestFailed = [...module.children.allTests()].some((t) => t.result().state === "failed");
+      if (module.state() === "failed" && !anyTestFailed) failed++;
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

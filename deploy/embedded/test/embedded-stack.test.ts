@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import { freePort } from "@transcribe/platform/testing";
 import pg from "pg";
@@ -17,6 +17,7 @@ describe("embedded mode: npm start", () => {
   let stack: RunningStack | undefined;
 
   beforeAll(async () => {
+    await mkdir(path.join(repoRoot, ".data"), { recursive: true });
     dataDir = await mkdtemp(path.join(repoRoot, ".data", "stack-test-"));
     env = {
       DATA_DIR: dataDir,
@@ -29,7 +30,7 @@ describe("embedded mode: npm start", () => {
 
   afterAll(async () => {
     await stack?.interrupt();
-    await rm(dataDir, { recursive: true, force: true });
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   it("starts every service and reports them healthy within 60 s", async () => {
