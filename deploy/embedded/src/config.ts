@@ -13,6 +13,11 @@ const launcherSchema = z.object({
   /** Delay before a service that exited is started again; doubles on repeated crashes. */
   RESTART_DELAY_MS: env.positiveInt(2_000),
   SKIP_WEB_BUILD: env.boolean(false),
+  /** The local mail catcher (maildev): notifier sends here; its inbox is on the web port. */
+  MAILDEV_SMTP_PORT: env.port(1025),
+  MAILDEV_WEB_PORT: env.port(1080),
+  /** A real SMTP server instead of the mail catcher (which then does not start). */
+  SMTP_URL: env.optionalString(),
   LOG_FORMAT: z.enum(["pretty", "json"]).default("pretty"),
 });
 

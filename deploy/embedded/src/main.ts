@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, startEmbeddedPostgres } from "@transcribe/platform";
+import { ensureAuthSecret } from "./auth-secret.js";
 import { loadLauncherConfig, type LauncherConfig, repoRoot } from "./config.js";
 import { databasesToCreate, entryPath, eventsDatabase, processes, urlVariable } from "./services.js";
 import { Supervisor } from "./supervisor.js";
@@ -33,6 +34,31 @@ const serviceUrls = Object.fromEntries(
   processes.map((p) => [urlVariable(p.name), `http://127.0.0.1:${portOf(p.portOffset)}`]),
 );
 
+// Mail: the local catcher unless a real SMTP server is configured.
+const smtpUrl = config.SMTP_URL ?? `smtp://127.0.0.1:${config.MAILDEV_SMTP_PORT}`;
+const mailCatcher = config.SMTP_URL
+  ? []
+  : [
+      {
+        name: "mail-catcher",
+        entry: path.join(repoRoot, "deploy/embedded/src/mail-catcher.ts"),
+        env: {
+          MAILDEV_SMTP_PORT: String(config.MAILDEV_SMTP_PORT),
+          MAILDEV_WEB_PORT: String(config.MAILDEV_WEB_PORT),
+          MAILDEV_MAIL_DIRECTORY: path.join(config.dataDir, "mail"),
+        },
+      },
+    ];
+const productUrl = `http://localhost:${config.BFF_PORT}`;
+const accountEnv = {
+  SMTP_URL: smtpUrl,
+  AUTH_SECRET: ensureAuthSecret(config.dataDir, process.env.AUTH_SECRET),
+  // The browser-facing origin (links in mails point here); the Vite dev server proxies to it.
+  AUTH_BASE_URL: process.env.AUTH_BASE_URL ?? productUrl,
+  AUTH_TRUSTED_ORIGINS:
+    process.env.AUTH_TRUSTED_ORIGINS ?? `http://127.0.0.1:${config.BFF_PORT},http://localhost:5173,http://127.0.0.1:5173`,
+};
+
 const supervisor = new Supervisor({
   cwd: repoRoot,
   pidDir: path.join(config.dataDir, "run"),
@@ -40,12 +66,14 @@ const supervisor = new Supervisor({
   prettyLogs: config.LOG_FORMAT === "pretty",
   log,
 });
-await supervisor.start(
-  processes.map((spec) => ({
+await supervisor.start([
+  ...mailCatcher,
+  ...processes.map((spec) => ({
     name: spec.name,
     entry: entryPath(spec),
     env: {
       ...serviceUrls,
+      ...accountEnv,
       PORT: String(portOf(spec.portOffset)),
       HOST: "127.0.0.1",
       DATA_DIR: config.dataDir,
@@ -53,8 +81,9 @@ await supervisor.start(
       ...(spec.database ? { DATABASE_URL: postgres.urlFor(spec.database) } : {}),
     },
   })),
-);
-log(`the product is starting at http://localhost:${config.BFF_PORT} (health: /api/v1/health); Ctrl-C stops it`);
+]);
+log(`the product is starting at ${productUrl} (health: /api/v1/health); Ctrl-C stops it`);
+if (mailCatcher.length > 0) log(`mail goes to the local mail catcher: http://127.0.0.1:${config.MAILDEV_WEB_PORT}`);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

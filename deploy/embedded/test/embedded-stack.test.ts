@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
@@ -24,6 +24,8 @@ describe("embedded mode: npm start", () => {
       BFF_PORT: String(await freePort()),
       SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
       EMBEDDED_PG_PORT: String(await freePort()),
+      MAILDEV_SMTP_PORT: String(await freePort()),
+      MAILDEV_WEB_PORT: String(await freePort()),
       RESTART_DELAY_MS: "1500",
     };
   });
@@ -57,6 +59,23 @@ describe("embedded mode: npm start", () => {
     const api = await fetch(`${stack!.baseUrl}/api/v1/nope`);
     expect(api.status).toBe(404);
     expect(await api.json()).toEqual({ error: { code: "not_found", message: "No route for GET /api/v1/nope" } });
+  });
+
+  it("signs in by magic link through the mail catcher (deploy/scripts/magic-link-check.mjs)", async () => {
+    const script = path.join(repoRoot, "deploy/scripts/magic-link-check.mjs");
+    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [script, "--base", stack!.baseUrl, "--mail", `http://127.0.0.1:${env.MAILDEV_WEB_PORT}`, "--timeout", "30000"],
+        { cwd: repoRoot },
+      );
+      let output = "";
+      child.stdout.on("data", (chunk) => (output += chunk));
+      child.stderr.on("data", (chunk) => (output += chunk));
+      child.on("exit", (code) => resolve({ code, output }));
+    });
+    console.log(result.output);
+    expect(result.code, `${result.output}\n--- launcher output ---\n${stack!.output().slice(-4000)}`).toBe(0);
   });
 
   it("passes the browser checks through the BFF ('Page Not Found', theme, network toasts)", async (context) => {

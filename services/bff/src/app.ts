@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { enterRequestContext, type Logger, REQUEST_ID_HEADER } from "@transcribe/platform";
+import { createServiceClient, enterRequestContext, type Logger, REQUEST_ID_HEADER } from "@transcribe/platform";
+import { MediaService } from "@transcribe/proto/media/v1/media";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { BffConfig } from "./config.js";
@@ -7,8 +8,14 @@ import { installErrorHandler } from "./http/api-error.js";
 import { authProxy } from "./http/auth-proxy.js";
 import { openApi } from "./http/openapi.js";
 import { spa } from "./http/spa.js";
+import { createSessionResolver, requireSessionOnApi } from "./http/session.js";
 import { healthRoutes } from "./routes/health.js";
-import { createHealthClients, upstreamUrls } from "./upstreams.js";
+import { meRoutes } from "./routes/me.js";
+import { mediaRoutes } from "./routes/media.js";
+import { storageProxy } from "./routes/storage-proxy.js";
+import { transcriptionRoutes } from "./routes/transcriptions.js";
+import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
+import { createAuthClient, createHealthClients, upstreamUrls } from "./upstreams.js";
 
 export async function buildBff(config: BffConfig, logger: Logger) {
   const app = Fastify({
@@ -30,7 +37,16 @@ export async function buildBff(config: BffConfig, logger: Logger) {
 
   await openApi(app);
   const urls = upstreamUrls(config);
+  const sessions = createSessionResolver(createAuthClient(urls, config.SERVICE_TIMEOUT_MS), { ttlMs: config.SESSION_CACHE_TTL_MS });
+  requireSessionOnApi(app, sessions);
   await app.register(healthRoutes, { clients: createHealthClients(urls, config.HEALTH_TIMEOUT_MS) });
+  await app.register(meRoutes);
+  await app.register(mediaRoutes, { client: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
+  await app.register(transcriptionRoutes, {
+    client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+  });
+  await storageProxy(app, { mediaUrl: urls.media });
   await authProxy(app, { authUrl: urls.auth, timeoutMs: config.SERVICE_TIMEOUT_MS });
   await spa(app, { distDir: config.WEB_DIST_DIR });
   return app;

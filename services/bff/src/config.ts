@@ -18,6 +18,11 @@ export const bffConfigSchema = commonConfigSchema.extend({
   WEB_DIST_DIR: z.string().default(path.resolve(import.meta.dirname, "../../../web/dist")),
   /** Deadline for one call to a service. */
   SERVICE_TIMEOUT_MS: env.positiveInt(10_000),
+  /**
+   * How long the BFF reuses one GetSession answer for the same session cookie. A revoked
+   * session keeps working on /api/v1 for at most this long.
+   */
+  SESSION_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(5_000),
   /** Deadline for one health probe, so one hung service cannot stall /api/v1/health. */
   HEALTH_TIMEOUT_MS: env.positiveInt(2_000),
 });

@@ -1,4 +1,5 @@
 import { createServiceClient } from "@transcribe/platform";
+import { AuthService } from "@transcribe/proto/auth/v1/auth";
 import { HealthService } from "@transcribe/proto/health/v1/health";
 import type { BffConfig } from "./config.js";
 
@@ -35,3 +36,8 @@ export function createHealthClients(urls: Record<UpstreamName, string>, timeoutM
   }));
 }
 export type HealthClients = ReturnType<typeof createHealthClients>;
+
+/** AuthService: GetSession on every authenticated /api/v1 request. */
+export function createAuthClient(urls: Record<UpstreamName, string>, timeoutMs: number) {
+  return createServiceClient(AuthService, urls.auth, { timeoutMs });
+}

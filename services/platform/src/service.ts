@@ -2,14 +2,14 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { commonConfigSchema, env } from "./config.js";
+import { ConfigError } from "./errors.js";
 import { createDatabase, type Database } from "./db/database.js";
 import { migrateToLatest, type Migrations } from "./db/migrations.js";
 import type { EventBus, EventHandler } from "./events/bus.js";
 import type { Topic } from "./events/catalog.js";
 import { outboxMigrations } from "./events/outbox.js";
-import { PgBossEventBus } from "./events/pgboss-bus.js";
+import { createEventBus, eventBusConfigProblems, eventBusConfigSchema } from "./events/bus-config.js";
 import { createOutboxRelay, type OutboxRelay } from "./events/relay.js";
-import { eventTopology } from "./events/topology.js";
 import { createLogger, type Logger } from "./logger.js";
 import { loadConfigOrExit, stopOnSignals } from "./process.js";
 import { type ReadinessCheck, startServiceServer } from "./rpc/server.js";
@@ -55,11 +55,8 @@ const serviceBaseSchema = commonConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
-const eventBusSchema = z.object({
-  EVENT_BUS: z.enum(["embedded"]).default("embedded"),
-  /** The embedded bus's own database (pg-boss); every service of one install shares it. */
-  EVENT_BUS_DATABASE_URL: env.postgresUrl(),
-});
+/** EVENT_BUS=embedded|kafka and each adapter's variables (events/bus-config.ts). */
+const eventBusSchema = eventBusConfigSchema;
 type ServiceBaseConfig = z.infer<typeof serviceBaseSchema>;
 
 /**
@@ -75,6 +72,11 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
     definition.name,
     serviceBaseSchema.extend(databaseSchema.shape).extend(definition.config.shape),
   ) as z.infer<S> & ServiceBaseConfig & Partial<z.infer<typeof eventBusSchema>> & { DATABASE_URL?: string };
+  const busProblems = definition.migrations ? eventBusConfigProblems(config as z.infer<typeof eventBusSchema>) : [];
+  if (busProblems.length > 0) {
+    process.stderr.write(`${definition.name}: ${new ConfigError(busProblems).message}\n`);
+    process.exit(1);
+  }
 
   const logger = createLogger(definition.name, config.LOG_LEVEL);
   const telemetry = await initTelemetry({
@@ -92,18 +94,18 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
   let database: Database<any> | undefined;
   let bus: EventBus | undefined;
   let relay: OutboxRelay | undefined;
-  if (definition.migrations && config.DATABASE_URL && config.EVENT_BUS_DATABASE_URL) {
+  if (definition.migrations && config.DATABASE_URL) {
     database = createDatabase(config.DATABASE_URL, { applicationName: definition.name });
     const applied = await migrateToLatest(database.db, { ...outboxMigrations, ...definition.migrations });
     if (applied.length > 0) logger.info({ applied }, "migrations applied");
-    bus = new PgBossEventBus({
-      url: config.EVENT_BUS_DATABASE_URL,
-      logger,
-      topology: eventTopology,
-      max: 3,
-      applicationName: `${definition.name}-events`,
-    });
-    await bus.start();
+    bus = createEventBus(config as z.infer<typeof eventBusSchema>, definition.name, logger);
+    try {
+      await bus.start();
+    } catch (error) {
+      // One readable line (which bus, where, what to do); the supervisor starts us again.
+      logger.fatal({ err: error, eventBus: config.EVENT_BUS }, `event bus unavailable: ${(error as Error).message}`);
+      process.exit(1);
+    }
     relay = createOutboxRelay({ database, bus, logger });
   }
 

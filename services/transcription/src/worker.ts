@@ -1,13 +1,66 @@
-import { runService } from "@transcribe/platform";
-import { z } from "zod";
+import { createServiceClient, runService } from "@transcribe/platform";
+import { MediaService } from "@transcribe/proto/media/v1/media";
+import { modelLocations, workerConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
+import type { Db } from "./db/repository.js";
+import { TranscriberError, type Transcriber } from "./domain/transcriber.js";
+import { ElevenLabsTranscriber } from "./engines/cloud/elevenlabs.js";
+import { GroqTranscriber } from "./engines/cloud/groq.js";
+import { LocalTranscriber } from "./engines/local/local-transcriber.js";
+import { JobRunner } from "./worker/job-runner.js";
 
 // The worker is its own process so it scales apart from the API; it shares the
 // transcription database, where it leases jobs.
 await runService({
   name: "transcription-worker",
   defaultPort: 7004,
-  config: z.object({}),
+  config: workerConfig,
   migrations,
-  build: () => ({}),
+  build: ({ config, database, logger }) => {
+    const db = database!.db as Db;
+    const media = createServiceClient(MediaService, config.MEDIA_URL, { timeoutMs: config.SERVICE_TIMEOUT_MS });
+    const locations = modelLocations(config);
+    const runner = new JobRunner({
+      db,
+      media,
+      logger,
+      createTranscriber: (provider): Transcriber => {
+        if (provider === "local") {
+          return new LocalTranscriber({
+            python: config.WHISPER_PYTHON,
+            locations,
+            computeType: config.WHISPER_COMPUTE_TYPE,
+            threads: config.WHISPER_THREADS,
+            beamSize: config.WHISPER_BEAM_SIZE,
+            chunkSeconds: config.TRANSCRIBE_CHUNK_SECONDS,
+            overlapSeconds: config.TRANSCRIBE_CHUNK_OVERLAP_SECONDS,
+            chunkTimeFactor: config.TRANSCRIBE_TIME_FACTOR,
+            logger,
+          });
+        }
+        if (provider === "groq" && config.GROQ_API_KEY) {
+          return new GroqTranscriber({ apiKey: config.GROQ_API_KEY, baseURL: config.GROQ_BASE_URL });
+        }
+        if (provider === "elevenlabs" && config.ELEVENLABS_API_KEY) {
+          return new ElevenLabsTranscriber({ apiKey: config.ELEVENLABS_API_KEY, baseURL: config.ELEVENLABS_BASE_URL });
+        }
+        return {
+          name: provider,
+          transcribe: () => Promise.reject(new TranscriberError("permanent", `The ${provider} engine has no API key on this server`)),
+          close: async () => {},
+        };
+      },
+      options: {
+        leaseSeconds: config.JOB_LEASE_SECONDS,
+        pollMs: config.JOB_POLL_MS,
+        retryBaseMs: config.JOB_RETRY_BASE_MS,
+        mediaWaitMaxSeconds: config.MEDIA_WAIT_MAX_SECONDS,
+        timeFactor: config.TRANSCRIBE_TIME_FACTOR,
+        concurrency: config.WORKER_CONCURRENCY,
+      },
+    });
+    return {
+      background: [{ start: () => runner.start(), stop: () => runner.stop() }],
+    };
+  },
 });

@@ -1,4 +1,5 @@
 import replyFrom from "@fastify/reply-from";
+import type { FastifyReplyFromHooks } from "@fastify/reply-from";
 import type { FastifyInstance } from "fastify";
 
 /**
@@ -12,7 +13,13 @@ export async function authProxy(app: FastifyInstance, options: { authUrl: string
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
     await scope.register(replyFrom, { base: options.authUrl, http: { requestOptions: { timeout: options.timeoutMs } } });
-    scope.all("/auth", (request, reply) => reply.from(request.url));
-    scope.all("/auth/*", (request, reply) => reply.from(request.url));
+    // The auth service rate-limits per client address. The BFF is the edge (trustProxy
+    // off), so the address is the socket's; whatever X-Forwarded-For the client sent is
+    // replaced, never trusted.
+    const forward: FastifyReplyFromHooks = {
+      rewriteRequestHeaders: (request, headers) => ({ ...headers, "x-forwarded-for": request.ip }),
+    };
+    scope.all("/auth", (request, reply) => reply.from(request.url, forward));
+    scope.all("/auth/*", (request, reply) => reply.from(request.url, forward));
   });
 }

@@ -1,4 +1,28 @@
+import { sql } from "kysely";
 import type { Migrations } from "@transcribe/platform";
 
 /** The export service's schema: export records. Append new migrations; never edit applied ones. */
-export const migrations: Migrations = {};
+export const migrations: Migrations = {
+  "0001_exports": {
+    async up(db) {
+      // One row per rendered file. Rows are written before the object, so every stored
+      // object has a row until both are removed (expiry sweep, transcript or user deleted).
+      await sql`
+        create table exports (
+          id uuid primary key,
+          user_id text not null,
+          transcription_id text not null,
+          format text not null check (format in ('txt', 'docx', 'pdf', 'srt', 'vtt', 'json')),
+          object_key text not null unique,
+          file_name text not null,
+          content_type text not null,
+          size_bytes bigint not null default 0,
+          created_at timestamptz not null default now(),
+          expires_at timestamptz not null
+        )`.execute(db);
+      await sql`create index exports_user_transcription on exports (user_id, transcription_id)`.execute(db);
+      await sql`create index exports_transcription on exports (transcription_id)`.execute(db);
+      await sql`create index exports_expires_at on exports (expires_at)`.execute(db);
+    },
+  },
+};

@@ -41,3 +41,38 @@ export interface EventBus {
   /** Round-trip to the bus's backing store; resolves with the latency in milliseconds. */
   ping(): Promise<number>;
 }
+
+/** An event a consumer gave up on after its retries, kept for inspection and replay. */
+export interface DeadLetter {
+  /** The adapter's reference to this dead letter (a queue job, a dead-letter record). */
+  readonly ref: string;
+  readonly consumer: string;
+  readonly envelope: EventEnvelope;
+  /** The last error's message. */
+  readonly error: string;
+  /** How many times the handler ran before it was given up. */
+  readonly attempts: number;
+  readonly failedAt: Date;
+}
+
+export interface DeadLetterFilter {
+  consumer?: string;
+  topic?: Topic;
+  /** Only these events (envelope ids). */
+  eventIds?: readonly string[];
+  limit?: number;
+}
+
+/**
+ * What a consumer gave up on (retries exhausted) is kept, not dropped: both adapters
+ * implement this next to EventBus, and `src/events/dead-letters.ts` is its command line.
+ */
+export interface DeadLetters {
+  /** Dead letters not replayed yet, oldest first. */
+  listDeadLetters(filter?: DeadLetterFilter): Promise<DeadLetter[]>;
+  /**
+   * Delivers the matching dead letters again, to the consumer that gave each up and to no
+   * other, with a fresh retry budget; they leave the list. Resolves with their number.
+   */
+  replayDeadLetters(filter?: DeadLetterFilter): Promise<number>;
+}

@@ -2,6 +2,7 @@ import { createRegistry, type DescMessage, type MessageShape } from "@bufbuild/p
 import {
   file_transcribe_events_v1_events,
   FileUploadedSchema,
+  SendEmailSchema,
   SendMagicLinkSchema,
   StorageNotificationSchema,
   SubscriptionCancelledSchema,
@@ -52,6 +53,7 @@ const entries = [
   entry(TrackUserSignupSchema, "auth.users", (e) => e.userId),
   entry(UserDeletedSchema, "auth.users", (e) => e.userId),
   entry(SendMagicLinkSchema, "notifier.mail", (e) => e.email),
+  entry(SendEmailSchema, "notifier.mail", (e) => e.to),
   entry(SubscriptionPurchasedSchema, "billing.subscriptions", (e) => e.userId),
   entry(SubscriptionCancelledSchema, "billing.subscriptions", (e) => e.userId),
   entry(FileUploadedSchema, "media.files", (e) => e.fileId),

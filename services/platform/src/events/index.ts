@@ -4,5 +4,8 @@ export * from "./outbox.js";
 export * from "./bus.js";
 export * from "./topology.js";
 export * from "./pgboss-bus.js";
+export * from "./kafka-bus.js";
+export * from "./kafka-records.js";
+export * from "./bus-config.js";
 export * from "./relay.js";
 export * from "./consumer.js";

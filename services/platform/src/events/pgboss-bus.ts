@@ -2,7 +2,7 @@ import PgBoss from "pg-boss";
 import pg from "pg";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { EventBus, EventHandler, SubscribeOptions } from "./bus.js";
+import type { DeadLetter, DeadLetterFilter, DeadLetters, EventBus, EventHandler, SubscribeOptions } from "./bus.js";
 import type { Topic } from "./catalog.js";
 import { envelopeFromJson, envelopeToJson, isUuid, type EventEnvelope, type EventEnvelopeJson } from "./envelope.js";
 import { listenForNotifications, type NotificationListener } from "./listener.js";
@@ -93,6 +93,11 @@ export function queueName(consumer: string, topic: Topic): string {
   return `${consumer}.${topic}`;
 }
 
+/** Where pg-boss moves a job of that queue whose retries are exhausted (its deadLetter option). */
+export function deadLetterQueueName(consumer: string, topic: Topic): string {
+  return `${queueName(consumer, topic)}.dlq`;
+}
+
 /**
  * The embedded mode's event bus: pg-boss 10 on a dedicated PostgreSQL database.
  *
@@ -103,7 +108,7 @@ export function queueName(consumer: string, topic: Topic): string {
  * after a busy fetch, fails a whole batch when one job fails, and does not await its
  * acknowledgements (a failed one becomes an unhandled rejection).
  */
-export class PgBossEventBus implements EventBus {
+export class PgBossEventBus implements EventBus, DeadLetters {
   readonly #options: PgBossEventBusOptions;
   readonly #schema: string;
   readonly #queueDefaults: QueueSettings;
@@ -181,8 +186,11 @@ export class PgBossEventBus implements EventBus {
       throw new AppError("invalid_argument", `Invalid consumer name "${consumer}" (lowercase letters, digits, - and _)`);
     }
     const name = queueName(consumer, topic);
-    await boss.createQueue(name, { name, ...settings });
-    if (update) await boss.updateQueue(name, { name, ...settings });
+    // First: the queue's dead_letter column references it.
+    const deadLetter = deadLetterQueueName(consumer, topic);
+    await boss.createQueue(deadLetter, { name: deadLetter });
+    await boss.createQueue(name, { name, ...settings, deadLetter });
+    if (update) await boss.updateQueue(name, { name, ...settings, deadLetter });
     await boss.subscribe(topic, name);
     return name;
   }
@@ -235,18 +243,41 @@ export class PgBossEventBus implements EventBus {
     for (const row of rows as Array<{ event: string; name: string }>) {
       queuesByTopic.set(row.event, [...(queuesByTopic.get(row.event) ?? []), row.name]);
     }
-    const jobs: PgBoss.JobInsert<EventEnvelopeJson>[] = [];
+    const jobs: Array<{ id: string | null; name: string; data: EventEnvelopeJson; ord: number }> = [];
     for (const envelope of envelopes) {
       const data = envelopeToJson(envelope);
       for (const name of queuesByTopic.get(envelope.topic) ?? []) {
         // The event id as job id makes a republished event (relay crashed before marking
         // it published) a no-op while the first job is still in the queue table.
-        jobs.push(isUuid(envelope.id) ? { id: envelope.id, name, data } : { name, data });
+        jobs.push({ id: isUuid(envelope.id) ? envelope.id : null, name, data, ord: jobs.length });
       }
     }
     if (jobs.length === 0) return;
     // One statement for all jobs: either every subscriber got the batch or none did.
-    await boss.insert(jobs);
+    // pg-boss's own insert() gives every job of a statement the same created_on, and
+    // queues hand jobs out by created_on and then by (random) id, so a batch would come
+    // out shuffled; here created_on grows by a microsecond per job, keeping publish
+    // order and with it each key's order. Otherwise it is pg-boss 10's insert with the
+    // queue's settings (every queue here is created with all of them).
+    await boss.getDb().executeSql(
+      `insert into ${this.#schema}.job
+         (id, name, data, priority, created_on, start_after, dead_letter, expire_in, keep_until,
+          retry_limit, retry_delay, retry_backoff, policy)
+       select
+         coalesce(j.id, gen_random_uuid()), j.name, j.data, 0,
+         now() + j.ord * interval '1 microsecond', now(),
+         q.dead_letter,
+         coalesce(q.expire_seconds, 900) * interval '1 second',
+         now() + coalesce(q.retention_minutes * interval '1 minute', interval '14 days'),
+         coalesce(q.retry_limit, 2),
+         case when coalesce(q.retry_backoff, false) then greatest(coalesce(q.retry_delay, 0), 1) else coalesce(q.retry_delay, 0) end,
+         coalesce(q.retry_backoff, false),
+         q.policy
+       from json_to_recordset($1) as j (id uuid, name text, data jsonb, ord integer)
+       join ${this.#schema}.queue q on q.name = j.name
+       on conflict do nothing`,
+      [JSON.stringify(jobs)],
+    );
     for (const topic of topics) {
       await boss
         .getDb()
@@ -399,6 +430,67 @@ export class PgBossEventBus implements EventBus {
     this.#boss = undefined;
     this.#starting = undefined;
     this.#stopping = false;
+  }
+
+  /**
+   * pg-boss copies a job whose retries are exhausted into the queue's dead-letter queue
+   * (`<consumer>.<topic>.dlq`, never fetched), with the error as its output; it is kept
+   * there for about twice the queue's retention (14 days by default).
+   */
+  async listDeadLetters(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
+    const boss = this.#started();
+    const { rows } = await boss.getDb().executeSql(
+      `select id, name, data, output, retry_limit, created_on from ${this.#schema}.job
+       where name like '%.dlq' and state = 'created'
+         and ($1::text is null or split_part(name, '.', 1) = $1)
+         and ($2::text is null or data->>'topic' = $2)
+         and ($3::text[] is null or data->>'id' = any($3))
+       order by created_on, id
+       limit $4`,
+      [filter.consumer ?? null, filter.topic ?? null, filter.eventIds ? [...filter.eventIds] : null, filter.limit ?? null],
+    );
+    const letters: DeadLetter[] = [];
+    for (const row of rows as Array<{ id: string; name: string; data: unknown; output: unknown; retry_limit: number; created_on: Date }>) {
+      let envelope: EventEnvelope;
+      try {
+        envelope = envelopeFromJson(row.data);
+      } catch (error) {
+        this.#log?.warn({ queue: row.name, jobId: row.id, err: error }, "event bus: dead letter is not an event envelope; skipped");
+        continue;
+      }
+      const output = row.output as { message?: unknown } | null;
+      letters.push({
+        ref: `${row.name}/${row.id}`,
+        consumer: row.name.split(".")[0]!,
+        envelope,
+        error: typeof output?.message === "string" ? output.message : JSON.stringify(output ?? null),
+        attempts: row.retry_limit + 1,
+        failedAt: new Date(row.created_on),
+      });
+    }
+    return letters;
+  }
+
+  async replayDeadLetters(filter: DeadLetterFilter = {}): Promise<number> {
+    const boss = this.#started();
+    const letters = await this.listDeadLetters(filter);
+    if (letters.length === 0) return 0;
+    // A fresh job (new id, full retry budget) in the consumer's own queue only; then the
+    // dead letter goes. A crash in between replays it twice, which consumers tolerate.
+    await boss.insert(letters.map((l) => ({ name: queueName(l.consumer, l.envelope.topic), data: envelopeToJson(l.envelope) })));
+    for (const letter of letters) {
+      const [queue, id] = [letter.ref.slice(0, letter.ref.lastIndexOf("/")), letter.ref.slice(letter.ref.lastIndexOf("/") + 1)];
+      await boss.deleteJob(queue, id);
+    }
+    for (const subscription of this.#subscriptions.values()) subscription.wakeup.wake();
+    for (const topic of new Set(letters.map((l) => l.envelope.topic))) {
+      await boss
+        .getDb()
+        .executeSql("select pg_notify($1, $2)", [busChannel, topic])
+        .catch(() => {});
+    }
+    this.#log?.info({ count: letters.length }, "event bus: replayed dead letters");
+    return letters.length;
   }
 
   async ping(): Promise<number> {

@@ -10,9 +10,13 @@ export type Topology = Readonly<Record<string, readonly Topic[]>>;
  *
  * media ← media.objects: storage notifications tell media that an upload landed or an
  * object went away; media owns objects.
+ *
+ * auth ← auth.users: auth forwards TrackUserSignup to product analytics (PostHog) from a
+ * consumer, so a PostHog outage delays the event instead of failing a sign-up.
  */
 export const eventTopology = {
   notifier: ["notifier.mail"],
+  auth: ["auth.users"],
   billing: ["transcription.jobs", "auth.users"],
   media: ["media.objects", "transcription.transcripts", "auth.users"],
   transcription: ["media.files", "auth.users"],

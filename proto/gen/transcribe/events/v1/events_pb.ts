@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transcribe/events/v1/events.proto.
  */
 export const file_transcribe_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiF0cmFuc2NyaWJlL2V2ZW50cy92MS9ldmVudHMucHJvdG8SFHRyYW5zY3JpYmUuZXZlbnRzLnYxInsKD1RyYWNrVXNlclNpZ251cBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESDwoHdXNlcl9pZBgEIAEoCUIICgZfYXN5bmMidwoLVXNlckRlbGV0ZWQSCgoCaWQYASABKAkSLQoJdGltZXN0YW1wGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVhc3luYxgDIAEoCEgAiAEBEg8KB3VzZXJfaWQYBCABKAlCCAoGX2FzeW5jIp4BCg1TZW5kTWFnaWNMaW5rEgoKAmlkGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFYXN5bmMYAyABKAhIAIgBARINCgVlbWFpbBgEIAEoCRIWCg5tYWdpY19saW5rX3VybBgFIAEoCRINCgV0b2tlbhgGIAEoCUIICgZfYXN5bmMivAEKFVN1YnNjcmlwdGlvblB1cmNoYXNlZBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESDwoHdXNlcl9pZBgEIAEoCRIUCgxhbW91bnRfY2VudHMYBSABKAMSEAoIY3VycmVuY3kYBiABKAkSEQoJcGxhbl90eXBlGAcgASgJQggKBl9hc3luYyKPAQoVU3Vic2NyaXB0aW9uQ2FuY2VsbGVkEgoKAmlkGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFYXN5bmMYAyABKAhIAIgBARIPCgd1c2VyX2lkGAQgASgJEgwKBHBsYW4YBSABKAlCCAoGX2FzeW5jIsEBCgxGaWxlVXBsb2FkZWQSCgoCaWQYASABKAkSLQoJdGltZXN0YW1wGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVhc3luYxgDIAEoCEgAiAEBEg8KB2ZpbGVfaWQYBCABKAkSDwoHdXNlcl9pZBgFIAEoCRIRCglmaWxlX25hbWUYBiABKAkSEQoJZmlsZV9zaXplGAcgASgDEhAKCGR1cmF0aW9uGAggASgBQggKBl9hc3luYyKmAgoTU3RvcmFnZU5vdGlmaWNhdGlvbhIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESMwoGYWN0aW9uGAQgASgOMiMudHJhbnNjcmliZS5ldmVudHMudjEuU3RvcmFnZUFjdGlvbhIOCgZidWNrZXQYBSABKAkSCwoDa2V5GAYgASgJEhEKBHNpemUYByABKANIAYgBARIQCgN0YWcYCCABKAlIAogBARIuCgpldmVudF90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIICgZfYXN5bmNCBwoFX3NpemVCBgoEX3RhZyKQAQoUVHJhbnNjcmlwdGlvbkNyZWF0ZWQSCgoCaWQYASABKAkSLQoJdGltZXN0YW1wGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVhc3luYxgDIAEoCEgAiAEBEg4KBmpvYl9pZBgEIAEoCRIPCgd1c2VyX2lkGAUgASgJQggKBl9hc3luYyJ/ChRUcmFuc2NyaXB0aW9uU3RhcnRlZBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESDgoGam9iX2lkGAQgASgJQggKBl9hc3luYyKEAgoWVHJhbnNjcmlwdGlvbkNvbXBsZXRlZBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESOgoGc3RhdHVzGAQgASgOMioudHJhbnNjcmliZS5ldmVudHMudjEuVHJhbnNjcmlwdGlvbk91dGNvbWUSDgoGam9iX2lkGAUgASgJEg8KB3VzZXJfaWQYBiABKAkSEgoFZXJyb3IYByABKAlIAYgBARIWCg5hdWRpb19kdXJhdGlvbhgIIAEoAUIICgZfYXN5bmNCCAoGX2Vycm9yIs0BChNUcmFuc2NyaXB0aW9uRmFpbGVkEgoKAmlkGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFYXN5bmMYAyABKAhIAIgBARIOCgZqb2JfaWQYBCABKAkSDwoHdXNlcl9pZBgFIAEoCRINCgVlcnJvchgGIAEoCRItCglmYWlsZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQggKBl9hc3luYyLoAQoRVHJhbnNjcmlwdFJlbmFtZWQSCgoCaWQYASABKAkSLQoJdGltZXN0YW1wGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVhc3luYxgDIAEoCEgAiAEBEhUKDXRyYW5zY3JpcHRfaWQYBCABKAkSDwoHdXNlcl9pZBgFIAEoCRIQCghvbGRfbmFtZRgGIAEoCRIQCghuZXdfbmFtZRgHIAEoCRIuCgpyZW5hbWVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIICgZfYXN5bmMivAEKEVRyYW5zY3JpcHREZWxldGVkEgoKAmlkGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFYXN5bmMYAyABKAhIAIgBARIVCg10cmFuc2NyaXB0X2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAkSDwoHcmF3X2tleRgGIAEoCRIVCg1wcm9jZXNzZWRfa2V5GAcgASgJQggKBl9hc3luYyrlAQoNU3RvcmFnZUFjdGlvbhIeChpTVE9SQUdFX0FDVElPTl9VTlNQRUNJRklFRBAAEh0KGVNUT1JBR0VfQUNUSU9OX1BVVF9PQkpFQ1QQARIeChpTVE9SQUdFX0FDVElPTl9DT1BZX09CSkVDVBACEiwKKFNUT1JBR0VfQUNUSU9OX0NPTVBMRVRFX01VTFRJUEFSVF9VUExPQUQQAxIgChxTVE9SQUdFX0FDVElPTl9ERUxFVEVfT0JKRUNUEAQSJQohU1RPUkFHRV9BQ1RJT05fTElGRUNZQ0xFX0RFTEVUSU9OEAUqggEKFFRyYW5zY3JpcHRpb25PdXRjb21lEiUKIVRSQU5TQ1JJUFRJT05fT1VUQ09NRV9VTlNQRUNJRklFRBAAEiEKHVRSQU5TQ1JJUFRJT05fT1VUQ09NRV9TVUNDRVNTEAESIAocVFJBTlNDUklQVElPTl9PVVRDT01FX0ZBSUxFRBACYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiF0cmFuc2NyaWJlL2V2ZW50cy92MS9ldmVudHMucHJvdG8SFHRyYW5zY3JpYmUuZXZlbnRzLnYxInsKD1RyYWNrVXNlclNpZ251cBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESDwoHdXNlcl9pZBgEIAEoCUIICgZfYXN5bmMidwoLVXNlckRlbGV0ZWQSCgoCaWQYASABKAkSLQoJdGltZXN0YW1wGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVhc3luYxgDIAEoCEgAiAEBEg8KB3VzZXJfaWQYBCABKAlCCAoGX2FzeW5jIp4BCg1TZW5kTWFnaWNMaW5rEgoKAmlkGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFYXN5bmMYAyABKAhIAIgBARINCgVlbWFpbBgEIAEoCRIWCg5tYWdpY19saW5rX3VybBgFIAEoCRINCgV0b2tlbhgGIAEoCUIICgZfYXN5bmMiqwEKCVNlbmRFbWFpbBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESCgoCdG8YBCABKAkSDwoHc3ViamVjdBgFIAEoCRIMCgR0ZXh0GAYgASgJEgwKBGh0bWwYByABKAkSDAoEa2luZBgIIAEoCUIICgZfYXN5bmMivAEKFVN1YnNjcmlwdGlvblB1cmNoYXNlZBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESDwoHdXNlcl9pZBgEIAEoCRIUCgxhbW91bnRfY2VudHMYBSABKAMSEAoIY3VycmVuY3kYBiABKAkSEQoJcGxhbl90eXBlGAcgASgJQggKBl9hc3luYyKPAQoVU3Vic2NyaXB0aW9uQ2FuY2VsbGVkEgoKAmlkGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFYXN5bmMYAyABKAhIAIgBARIPCgd1c2VyX2lkGAQgASgJEgwKBHBsYW4YBSABKAlCCAoGX2FzeW5jIsEBCgxGaWxlVXBsb2FkZWQSCgoCaWQYASABKAkSLQoJdGltZXN0YW1wGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVhc3luYxgDIAEoCEgAiAEBEg8KB2ZpbGVfaWQYBCABKAkSDwoHdXNlcl9pZBgFIAEoCRIRCglmaWxlX25hbWUYBiABKAkSEQoJZmlsZV9zaXplGAcgASgDEhAKCGR1cmF0aW9uGAggASgBQggKBl9hc3luYyKmAgoTU3RvcmFnZU5vdGlmaWNhdGlvbhIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESMwoGYWN0aW9uGAQgASgOMiMudHJhbnNjcmliZS5ldmVudHMudjEuU3RvcmFnZUFjdGlvbhIOCgZidWNrZXQYBSABKAkSCwoDa2V5GAYgASgJEhEKBHNpemUYByABKANIAYgBARIQCgN0YWcYCCABKAlIAogBARIuCgpldmVudF90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIICgZfYXN5bmNCBwoFX3NpemVCBgoEX3RhZyKQAQoUVHJhbnNjcmlwdGlvbkNyZWF0ZWQSCgoCaWQYASABKAkSLQoJdGltZXN0YW1wGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVhc3luYxgDIAEoCEgAiAEBEg4KBmpvYl9pZBgEIAEoCRIPCgd1c2VyX2lkGAUgASgJQggKBl9hc3luYyJ/ChRUcmFuc2NyaXB0aW9uU3RhcnRlZBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESDgoGam9iX2lkGAQgASgJQggKBl9hc3luYyKEAgoWVHJhbnNjcmlwdGlvbkNvbXBsZXRlZBIKCgJpZBgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWFzeW5jGAMgASgISACIAQESOgoGc3RhdHVzGAQgASgOMioudHJhbnNjcmliZS5ldmVudHMudjEuVHJhbnNjcmlwdGlvbk91dGNvbWUSDgoGam9iX2lkGAUgASgJEg8KB3VzZXJfaWQYBiABKAkSEgoFZXJyb3IYByABKAlIAYgBARIWCg5hdWRpb19kdXJhdGlvbhgIIAEoAUIICgZfYXN5bmNCCAoGX2Vycm9yIs0BChNUcmFuc2NyaXB0aW9uRmFpbGVkEgoKAmlkGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFYXN5bmMYAyABKAhIAIgBARIOCgZqb2JfaWQYBCABKAkSDwoHdXNlcl9pZBgFIAEoCRINCgVlcnJvchgGIAEoCRItCglmYWlsZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQggKBl9hc3luYyLoAQoRVHJhbnNjcmlwdFJlbmFtZWQSCgoCaWQYASABKAkSLQoJdGltZXN0YW1wGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgVhc3luYxgDIAEoCEgAiAEBEhUKDXRyYW5zY3JpcHRfaWQYBCABKAkSDwoHdXNlcl9pZBgFIAEoCRIQCghvbGRfbmFtZRgGIAEoCRIQCghuZXdfbmFtZRgHIAEoCRIuCgpyZW5hbWVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIICgZfYXN5bmMivAEKEVRyYW5zY3JpcHREZWxldGVkEgoKAmlkGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFYXN5bmMYAyABKAhIAIgBARIVCg10cmFuc2NyaXB0X2lkGAQgASgJEg8KB3VzZXJfaWQYBSABKAkSDwoHcmF3X2tleRgGIAEoCRIVCg1wcm9jZXNzZWRfa2V5GAcgASgJQggKBl9hc3luYyrlAQoNU3RvcmFnZUFjdGlvbhIeChpTVE9SQUdFX0FDVElPTl9VTlNQRUNJRklFRBAAEh0KGVNUT1JBR0VfQUNUSU9OX1BVVF9PQkpFQ1QQARIeChpTVE9SQUdFX0FDVElPTl9DT1BZX09CSkVDVBACEiwKKFNUT1JBR0VfQUNUSU9OX0NPTVBMRVRFX01VTFRJUEFSVF9VUExPQUQQAxIgChxTVE9SQUdFX0FDVElPTl9ERUxFVEVfT0JKRUNUEAQSJQohU1RPUkFHRV9BQ1RJT05fTElGRUNZQ0xFX0RFTEVUSU9OEAUqggEKFFRyYW5zY3JpcHRpb25PdXRjb21lEiUKIVRSQU5TQ1JJUFRJT05fT1VUQ09NRV9VTlNQRUNJRklFRBAAEiEKHVRSQU5TQ1JJUFRJT05fT1VUQ09NRV9TVUNDRVNTEAESIAocVFJBTlNDUklQVElPTl9PVVRDT01FX0ZBSUxFRBACYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * A user signed up; product analytics records it.
@@ -127,6 +127,70 @@ export const SendMagicLinkSchema: GenMessage<SendMagicLink> = /*@__PURE__*/
   messageDesc(file_transcribe_events_v1_events, 2);
 
 /**
+ * Command to the notifier: send one mail its producer has already rendered (e-mail
+ * verification, password reset, change-of-address confirmation, account deletion).
+ * The notifier adds nothing but the From address; it sends both bodies as
+ * multipart/alternative and records the mail in its log.
+ *
+ * @generated from message transcribe.events.v1.SendEmail
+ */
+export type SendEmail = Message<"transcribe.events.v1.SendEmail"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp timestamp = 2;
+   */
+  timestamp?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional bool async = 3;
+   */
+  async?: boolean | undefined;
+
+  /**
+   * @generated from field: string to = 4;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string subject = 5;
+   */
+  subject: string;
+
+  /**
+   * Plain-text body.
+   *
+   * @generated from field: string text = 6;
+   */
+  text: string;
+
+  /**
+   * HTML body.
+   *
+   * @generated from field: string html = 7;
+   */
+  html: string;
+
+  /**
+   * What the mail is for, kept in the mail log: "verify-email", "reset-password",
+   * "confirm-email-change", "delete-account".
+   *
+   * @generated from field: string kind = 8;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message transcribe.events.v1.SendEmail.
+ * Use `create(SendEmailSchema)` to create a new message.
+ */
+export const SendEmailSchema: GenMessage<SendEmail> = /*@__PURE__*/
+  messageDesc(file_transcribe_events_v1_events, 3);
+
+/**
  * @generated from message transcribe.events.v1.SubscriptionPurchased
  */
 export type SubscriptionPurchased = Message<"transcribe.events.v1.SubscriptionPurchased"> & {
@@ -175,7 +239,7 @@ export type SubscriptionPurchased = Message<"transcribe.events.v1.SubscriptionPu
  * Use `create(SubscriptionPurchasedSchema)` to create a new message.
  */
 export const SubscriptionPurchasedSchema: GenMessage<SubscriptionPurchased> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 3);
+  messageDesc(file_transcribe_events_v1_events, 4);
 
 /**
  * @generated from message transcribe.events.v1.SubscriptionCancelled
@@ -212,7 +276,7 @@ export type SubscriptionCancelled = Message<"transcribe.events.v1.SubscriptionCa
  * Use `create(SubscriptionCancelledSchema)` to create a new message.
  */
 export const SubscriptionCancelledSchema: GenMessage<SubscriptionCancelled> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 4);
+  messageDesc(file_transcribe_events_v1_events, 5);
 
 /**
  * @generated from message transcribe.events.v1.FileUploaded
@@ -266,7 +330,7 @@ export type FileUploaded = Message<"transcribe.events.v1.FileUploaded"> & {
  * Use `create(FileUploadedSchema)` to create a new message.
  */
 export const FileUploadedSchema: GenMessage<FileUploaded> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 5);
+  messageDesc(file_transcribe_events_v1_events, 6);
 
 /**
  * An object changed in storage (an S3 bucket notification, or the local adapter's
@@ -326,7 +390,7 @@ export type StorageNotification = Message<"transcribe.events.v1.StorageNotificat
  * Use `create(StorageNotificationSchema)` to create a new message.
  */
 export const StorageNotificationSchema: GenMessage<StorageNotification> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 6);
+  messageDesc(file_transcribe_events_v1_events, 7);
 
 /**
  * @generated from message transcribe.events.v1.TranscriptionCreated
@@ -363,7 +427,7 @@ export type TranscriptionCreated = Message<"transcribe.events.v1.TranscriptionCr
  * Use `create(TranscriptionCreatedSchema)` to create a new message.
  */
 export const TranscriptionCreatedSchema: GenMessage<TranscriptionCreated> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 7);
+  messageDesc(file_transcribe_events_v1_events, 8);
 
 /**
  * @generated from message transcribe.events.v1.TranscriptionStarted
@@ -395,7 +459,7 @@ export type TranscriptionStarted = Message<"transcribe.events.v1.TranscriptionSt
  * Use `create(TranscriptionStartedSchema)` to create a new message.
  */
 export const TranscriptionStartedSchema: GenMessage<TranscriptionStarted> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 8);
+  messageDesc(file_transcribe_events_v1_events, 9);
 
 /**
  * @generated from message transcribe.events.v1.TranscriptionCompleted
@@ -449,7 +513,7 @@ export type TranscriptionCompleted = Message<"transcribe.events.v1.Transcription
  * Use `create(TranscriptionCompletedSchema)` to create a new message.
  */
 export const TranscriptionCompletedSchema: GenMessage<TranscriptionCompleted> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 9);
+  messageDesc(file_transcribe_events_v1_events, 10);
 
 /**
  * @generated from message transcribe.events.v1.TranscriptionFailed
@@ -496,7 +560,7 @@ export type TranscriptionFailed = Message<"transcribe.events.v1.TranscriptionFai
  * Use `create(TranscriptionFailedSchema)` to create a new message.
  */
 export const TranscriptionFailedSchema: GenMessage<TranscriptionFailed> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 10);
+  messageDesc(file_transcribe_events_v1_events, 11);
 
 /**
  * @generated from message transcribe.events.v1.TranscriptRenamed
@@ -548,7 +612,7 @@ export type TranscriptRenamed = Message<"transcribe.events.v1.TranscriptRenamed"
  * Use `create(TranscriptRenamedSchema)` to create a new message.
  */
 export const TranscriptRenamedSchema: GenMessage<TranscriptRenamed> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 11);
+  messageDesc(file_transcribe_events_v1_events, 12);
 
 /**
  * @generated from message transcribe.events.v1.TranscriptDeleted
@@ -595,7 +659,7 @@ export type TranscriptDeleted = Message<"transcribe.events.v1.TranscriptDeleted"
  * Use `create(TranscriptDeletedSchema)` to create a new message.
  */
 export const TranscriptDeletedSchema: GenMessage<TranscriptDeleted> = /*@__PURE__*/
-  messageDesc(file_transcribe_events_v1_events, 12);
+  messageDesc(file_transcribe_events_v1_events, 13);
 
 /**
  * @generated from enum transcribe.events.v1.StorageAction

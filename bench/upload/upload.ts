@@ -1,0 +1,203 @@
+/*
+ * Upload benchmark: a 100 MB file PUT through the BFF's /api/v1/storage proxy into the
+ * media service's local store, then processed (probe, transcode to 16 kHz mono). The BFF
+ * and media run as their own processes, exactly as `npm start` runs them; their resident
+ * memory is sampled from /proc every 20 ms. The target: neither grows by 64 MB or more,
+ * because neither holds the file in memory.
+ *
+ *   npx tsx bench/upload/upload.ts            (writes bench/upload/results.json)
+ *   UPLOAD_BENCH_MB=20 npx tsx bench/upload/upload.ts
+ *
+ * Needs ffmpeg (to make the file) and Linux (/proc). The upload URL is obtained from
+ * media's CreateUpload directly, as the BFF does after its session check: the session
+ * is not what is measured, the bytes' path is.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { createReadStream, readFileSync } from "node:fs";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { createServiceClient, startEmbeddedPostgres } from "@transcribe/platform";
+import { freePort } from "@transcribe/platform/testing";
+import { FileStatus, MediaService } from "@transcribe/proto/media/v1/media";
+
+const run = promisify(execFile);
+const repoRoot = path.resolve(import.meta.dirname, "../..");
+const targetMb = Number(process.env.UPLOAD_BENCH_MB ?? 100);
+const LIMIT_MB = 64;
+
+interface Sampler {
+  pid: number;
+  baseline: number;
+  peakUpload: number;
+  peakProcessing: number;
+  phase: "idle" | "upload" | "processing";
+}
+
+async function main() {
+  const work = await mkdtemp(path.join(os.tmpdir(), "upload-bench-"));
+  const children: ChildProcess[] = [];
+  let postgres: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
+  try {
+    // 16-bit stereo 44.1 kHz WAV (176,400 bytes/s), as long as fits in the target size.
+    const file = path.join(work, "upload.wav");
+    const seconds = Math.floor((targetMb * 1024 * 1024 - 44) / 176_400);
+    await run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${seconds}`, "-ac", "2", file]);
+    const size = (await stat(file)).size;
+
+    postgres = await startEmbeddedPostgres({ dataDir: path.join(work, "pg"), port: await freePort(), persistent: false });
+    for (const db of ["media", "events"]) await postgres.ensureDatabase(db);
+    const [mediaPort, bffPort] = [await freePort(), await freePort()];
+    const common = { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production" };
+    const media = start(
+      "media",
+      "services/media/src/main.ts",
+      {
+        ...common,
+        PORT: String(mediaPort),
+        DATA_DIR: path.join(work, "data"),
+        DATABASE_URL: postgres.urlFor("media"),
+        EVENT_BUS_DATABASE_URL: postgres.urlFor("events"),
+        STORAGE_PUBLIC_URL: `http://127.0.0.1:${bffPort}/api/v1/storage`,
+      },
+      children,
+    );
+    const bff = start(
+      "bff",
+      "services/bff/src/main.ts",
+      { ...common, PORT: String(bffPort), MEDIA_URL: `http://127.0.0.1:${mediaPort}`, WEB_DIST_DIR: path.join(work, "no-web") },
+      children,
+    );
+    await ready(`http://127.0.0.1:${mediaPort}/readyz`);
+    await ready(`http://127.0.0.1:${bffPort}/api/v1/openapi.json`);
+    const client = createServiceClient(MediaService, `http://127.0.0.1:${mediaPort}`, { timeoutMs: 60_000 });
+
+    // Warm-up: one small upload loads every code path, so the baseline is a warm process.
+    const small = path.join(work, "small.wav");
+    await run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=2", small]);
+    await uploadAndWait(client, small, (await stat(small)).size);
+    await new Promise((r) => setTimeout(r, 1_000));
+
+    const samplers = [media, bff].map((child) => ({ pid: child.pid!, baseline: rss(child.pid!), peakUpload: 0, peakProcessing: 0, phase: "idle" }) as Sampler);
+    const timer = setInterval(() => {
+      for (const s of samplers) {
+        const now = rss(s.pid);
+        if (s.phase === "upload") s.peakUpload = Math.max(s.peakUpload, now);
+        if (s.phase === "processing") s.peakProcessing = Math.max(s.peakProcessing, now);
+      }
+    }, 20);
+    for (const s of samplers) s.phase = "upload";
+    const created = await client.createUpload({ userId: "bench", fileName: "upload.wav", fileSize: BigInt(size), contentType: "audio/wav", duration: seconds });
+    const started = performance.now();
+    const status = await put(created.uploadUrl, file, size);
+    const uploadMs = performance.now() - started;
+    if (status !== 200) throw new Error(`the PUT answered ${status}`);
+    for (const s of samplers) s.phase = "processing";
+    const processingStarted = performance.now();
+    const processed = await waitReady(client, created.fileId);
+    const processingMs = performance.now() - processingStarted;
+    clearInterval(timer);
+
+    const [mediaSample, bffSample] = samplers as [Sampler, Sampler];
+    const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+    const result = {
+      date: new Date().toISOString(),
+      node: process.version,
+      machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+      file: { bytes: size, seconds, type: "audio/wav" },
+      upload: { ms: Math.round(uploadMs), mb_per_s: mb(size / (uploadMs / 1000)) },
+      processing: { ms: Math.round(processingMs), duration_measured: processed.duration, status: FileStatus[processed.status] },
+      bff: { baseline_mb: mb(bffSample.baseline), peak_upload_mb: mb(bffSample.peakUpload), growth_upload_mb: mb(bffSample.peakUpload - bffSample.baseline) },
+      media: {
+        baseline_mb: mb(mediaSample.baseline),
+        peak_upload_mb: mb(mediaSample.peakUpload),
+        growth_upload_mb: mb(mediaSample.peakUpload - mediaSample.baseline),
+        peak_processing_mb: mb(mediaSample.peakProcessing),
+        growth_processing_mb: mb(mediaSample.peakProcessing - mediaSample.baseline),
+      },
+      limit_mb: LIMIT_MB,
+    };
+    const worst = Math.max(result.bff.growth_upload_mb, result.media.growth_upload_mb, result.media.growth_processing_mb);
+    const verdict = worst < LIMIT_MB ? "PASS" : "FAIL";
+    console.log(`upload benchmark: ${mb(size)} MB WAV through the BFF to local storage, then processed`);
+    console.table({
+      BFF: { "baseline MB": result.bff.baseline_mb, "peak MB": result.bff.peak_upload_mb, "growth MB": result.bff.growth_upload_mb },
+      "media (upload)": { "baseline MB": result.media.baseline_mb, "peak MB": result.media.peak_upload_mb, "growth MB": result.media.growth_upload_mb },
+      "media (processing)": { "baseline MB": result.media.baseline_mb, "peak MB": result.media.peak_processing_mb, "growth MB": result.media.growth_processing_mb },
+    });
+    console.log(`upload ${result.upload.ms} ms (${result.upload.mb_per_s} MB/s), processing ${result.processing.ms} ms; worst growth ${worst} MB (< ${LIMIT_MB} MB): ${verdict}`);
+    await writeFile(path.join(import.meta.dirname, "results.json"), `${JSON.stringify({ ...result, verdict }, null, 2)}\n`);
+    if (verdict !== "PASS") process.exitCode = 1;
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
+    await postgres?.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function start(name: string, entry: string, env: NodeJS.ProcessEnv, children: ChildProcess[]): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, entry)], { cwd: repoRoot, env, stdio: ["ignore", "inherit", "inherit"] });
+  child.once("exit", (code) => {
+    if (code !== null && code !== 0) console.error(`${name} exited with ${code}`);
+  });
+  children.push(child);
+  return child;
+}
+
+/** Resident set size in bytes, from /proc. */
+function rss(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function ready(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} not ready after 60 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Streams the file with its Content-Length, as a browser's PUT of a File does. */
+function put(url: string, file: string, size: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: "PUT", headers: { "content-type": "audio/wav", "content-length": size } }, (response) => {
+      response.resume();
+      response.once("end", () => resolve(response.statusCode ?? 0));
+    });
+    request.once("error", reject);
+    createReadStream(file).pipe(request);
+  });
+}
+
+async function uploadAndWait(client: ReturnType<typeof createServiceClient<typeof MediaService>>, file: string, size: number) {
+  const created = await client.createUpload({ userId: "bench", fileName: path.basename(file), fileSize: BigInt(size), contentType: "audio/wav", duration: 1 });
+  const status = await put(created.uploadUrl, file, size);
+  if (status !== 200) throw new Error(`warm-up PUT answered ${status}`);
+  await waitReady(client, created.fileId);
+}
+
+async function waitReady(client: ReturnType<typeof createServiceClient<typeof MediaService>>, fileId: string) {
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    const { file } = await client.getFile({ userId: "bench", fileId });
+    if (file?.status === FileStatus.READY) return file;
+    if (file?.status === FileStatus.FAILED) throw new Error(`processing failed: ${file.error}`);
+    if (Date.now() > deadline) throw new Error("processing did not finish in 10 minutes");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+await main();

@@ -1,0 +1,132 @@
+import { createHash } from "node:crypto";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import type { AuthService, User } from "@transcribe/proto/auth/v1/auth";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { sendApiError } from "./api-error.js";
+
+/** The signed-in user as routes see it (spec §3 User). */
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string | undefined;
+  image: string | undefined;
+  emailVerified: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set on every authenticated /api/v1 route; absent on public ones. */
+    user?: SessionUser;
+  }
+  interface FastifyContextConfig {
+    /** The route answers without a session (health, OpenAPI, blog, ...). */
+    public?: boolean;
+  }
+}
+
+/** Public without saying so on the route: the platform's and the blog's. */
+const PUBLIC_ROUTES = ["/api/v1/health", "/api/v1/openapi.json"];
+const PUBLIC_PREFIXES = ["/api/v1/blog/", "/api/v1/blog"];
+
+export function isPublicRoute(routeUrl: string, config: { public?: boolean } | undefined): boolean {
+  if (config?.public) return true;
+  return PUBLIC_ROUTES.includes(routeUrl) || PUBLIC_PREFIXES.some((p) => routeUrl === p || routeUrl.startsWith(`${p}/`));
+}
+
+/**
+ * The cookies better-auth reads (session token, cookie cache, don't-remember), with or
+ * without the __Secure- prefix. Only they decide the session, so only they are sent to
+ * the auth service and key the cache: analytics cookies changing on every page do not
+ * defeat it, and a visitor without them never costs a call.
+ */
+export function sessionCookies(cookieHeader: string | undefined): string {
+  if (!cookieHeader) return "";
+  return cookieHeader
+    .split(";")
+    .map((part) => part.trim())
+    .filter((part) => /^(__Secure-|__Host-)?better-auth\.[a-z_]+=/.test(part))
+    .sort()
+    .join("; ");
+}
+
+export interface SessionLookup {
+  user: SessionUser | undefined;
+  /** Set-Cookie values to pass to the browser (a refreshed or cleared session cookie). */
+  setCookie: string[];
+}
+
+export interface SessionResolverOptions {
+  /** How long one answer is reused for the same cookies; a revoked session lives at most this long here. */
+  ttlMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}
+
+/**
+ * AuthService.GetSession behind a small in-memory cache keyed by a hash of the session
+ * cookies (never the cookies themselves). A Set-Cookie is forwarded only with the answer
+ * that produced it; cached answers carry none.
+ */
+export function createSessionResolver(client: Pick<Client<typeof AuthService>, "getSession">, options: SessionResolverOptions = {}) {
+  const ttlMs = options.ttlMs ?? 5_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { user: SessionUser | undefined; expiresAt: number }>();
+
+  return {
+    async resolve(cookieHeader: string | undefined, authorization: string | undefined): Promise<SessionLookup> {
+      const cookie = sessionCookies(cookieHeader);
+      const bearerToken = /^Bearer (.+)$/i.exec(authorization ?? "")?.[1]?.trim() ?? "";
+      if (!cookie && !bearerToken) return { user: undefined, setCookie: [] };
+
+      const key = createHash("sha256").update(cookie).update("\0").update(bearerToken).digest("base64url");
+      const hit = cache.get(key);
+      if (hit && hit.expiresAt > now()) return { user: hit.user, setCookie: [] };
+
+      const answer = await client.getSession({ cookie, bearerToken });
+      const user = answer.user ? toSessionUser(answer.user) : undefined;
+      if (cache.size >= maxEntries) {
+        // Oldest first (Map keeps insertion order); expired ones go first anyway.
+        for (const [k, v] of cache) if (v.expiresAt <= now() || cache.size >= maxEntries) cache.delete(k);
+      }
+      cache.delete(key);
+      cache.set(key, { user, expiresAt: now() + ttlMs });
+      return { user, setCookie: answer.setCookie };
+    },
+    /** For tests and sign-out paths: forget every cached answer. */
+    clear: () => cache.clear(),
+  };
+}
+export type SessionResolver = ReturnType<typeof createSessionResolver>;
+
+function toSessionUser(user: User): SessionUser {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    image: user.image,
+    emailVerified: user.emailVerified,
+    createdAt: user.createdAt ? timestampDate(user.createdAt) : new Date(0),
+    updatedAt: user.updatedAt ? timestampDate(user.updatedAt) : new Date(0),
+  };
+}
+
+/**
+ * Every /api/v1 route needs a session unless it is public: without one the answer is
+ * 401 {error: {code: 'unauthenticated', message: 'Not signed in'}} before the handler
+ * runs. Paths no route matches keep their 404.
+ */
+export function requireSessionOnApi(app: FastifyInstance, resolver: SessionResolver): void {
+  app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
+    const route = request.routeOptions.url;
+    if (!route || !route.startsWith("/api/v1/")) return;
+    if (isPublicRoute(route, request.routeOptions.config)) return;
+    const { user, setCookie } = await resolver.resolve(request.headers.cookie, request.headers.authorization);
+    if (setCookie.length > 0) reply.header("set-cookie", setCookie);
+    if (!user) return sendApiError(reply, 401, "unauthenticated", "Not signed in");
+    request.user = user;
+  });
+}

@@ -1,0 +1,185 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import { AppError } from "@transcribe/platform";
+import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { apiErrorSchema } from "../http/api-error.js";
+
+/**
+ * Uploads and files (spec §3 "Uploaded file record", §5, §7 /upload, /files, /retrieve).
+ * The rules and their messages live in the media service; these schemas check only
+ * shapes, so a person sees the spec's words ("File cannot be empty"), not a schema's.
+ */
+
+const statusNames = {
+  [FileStatus.UNSPECIFIED]: "processing",
+  [FileStatus.UPLOADING]: "uploading",
+  [FileStatus.PROCESSING]: "processing",
+  [FileStatus.READY]: "ready",
+  [FileStatus.FAILED]: "failed",
+} as const;
+
+export const fileSchema = z
+  .object({
+    id: z.string(),
+    file_name: z.string(),
+    file_size: z.number().int().nonnegative().describe("Bytes"),
+    content_type: z.string(),
+    duration: z.number().nonnegative().describe("Seconds; as declared until the file is processed, then as measured"),
+    status: z.enum(["uploading", "processing", "ready", "failed"]),
+    error: z.string().nullable().describe("Why the file was refused, when status is failed"),
+    chunk_count: z.number().int().nonnegative().describe("Pieces the processed audio is split into for speech engines (0: not split)"),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "File" });
+
+export const uploadRequestSchema = z
+  .object({
+    file_name: z.string().max(1024),
+    file_size: z.number().int().describe("Bytes; 1 to 100 MB"),
+    content_type: z.string().max(255).describe("One of the spec's audio/video types; the PUT must send the same Content-Type"),
+    duration: z.number().describe("Seconds, as the browser measured it"),
+  })
+  .meta({ id: "UploadRequest" });
+
+export const uploadResponseSchema = z
+  .object({
+    upload_url: z.string().describe("PUT the file's bytes here, with the declared Content-Type and exactly file_size bytes"),
+    file_id: z.string(),
+    expires_at: z.iso.datetime().describe("The PUT must start before this"),
+  })
+  .meta({ id: "UploadResponse" });
+
+export const fileListSchema = z
+  .object({ files: z.array(fileSchema), total_count: z.number().int().nonnegative(), limit: z.number().int(), offset: z.number().int() })
+  .meta({ id: "FileList" });
+
+export const audioUrlSchema = z
+  .object({ url: z.string().describe("Short-lived; supports HTTP range requests"), expires_at: z.iso.datetime() })
+  .meta({ id: "AudioUrl" });
+
+const idParams = z.object({ id: z.string().min(1).max(64) });
+const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema };
+
+export function toFileJson(file: File): z.infer<typeof fileSchema> {
+  return {
+    id: file.id,
+    file_name: file.fileName,
+    file_size: Number(file.fileSize),
+    content_type: file.contentType,
+    duration: file.duration,
+    status: statusNames[file.status],
+    error: file.error ?? null,
+    chunk_count: file.chunks.length,
+    created_at: (file.createdAt ? timestampDate(file.createdAt) : new Date(0)).toISOString(),
+  };
+}
+
+/** The signed-in user the session preHandler put on the request. */
+function userId(request: FastifyRequest): string {
+  const id = request.user?.id;
+  if (!id) throw new AppError("unauthenticated", "Not signed in");
+  return id;
+}
+
+export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaService> }> = async (app, { client }) => {
+  const common = { tags: ["files"], security: [{ session: [] }] };
+
+  app.post(
+    "/api/v1/upload",
+    {
+      schema: {
+        ...common,
+        summary: "Start an upload: checks the declared file and returns a URL to PUT its bytes to",
+        body: uploadRequestSchema,
+        response: { 200: uploadResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const answer = await client.createUpload({
+        userId: userId(request),
+        fileName: request.body.file_name,
+        fileSize: BigInt(request.body.file_size),
+        contentType: request.body.content_type,
+        duration: request.body.duration,
+      });
+      return {
+        upload_url: answer.uploadUrl,
+        file_id: answer.fileId,
+        expires_at: (answer.expiresAt ? timestampDate(answer.expiresAt) : new Date()).toISOString(),
+      };
+    },
+  );
+
+  app.get(
+    "/api/v1/files",
+    { schema: { ...common, summary: "The signed-in user's files, newest first", querystring: listQuery, response: { 200: fileListSchema, ...errors } } },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const page = await client.listFiles({ userId: userId(request), limit, offset });
+      return { files: page.files.map(toFileJson), total_count: page.totalCount, limit, offset };
+    },
+  );
+
+  app.get(
+    "/api/v1/files/:id",
+    { schema: { ...common, summary: "One file and its processing state", params: idParams, response: { 200: fileSchema, ...errors } } },
+    async (request) => {
+      const { file } = await client.getFile({ userId: userId(request), fileId: request.params.id });
+      if (!file) throw new AppError("not_found", "File not found");
+      return toFileJson(file);
+    },
+  );
+
+  app.delete(
+    "/api/v1/files/:id",
+    {
+      schema: {
+        ...common,
+        summary: "Delete a file and its stored audio",
+        params: idParams,
+        response: { 204: z.null().describe("Deleted"), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await client.deleteFile({ userId: userId(request), fileId: request.params.id });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    "/api/v1/files/:id/audio-url",
+    {
+      schema: {
+        ...common,
+        summary: "A short-lived URL the audio element can play and seek",
+        params: idParams,
+        response: { 200: audioUrlSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const answer = await client.getAudioUrl({ userId: userId(request), fileId: request.params.id });
+      return { url: answer.url, expires_at: (answer.expiresAt ? timestampDate(answer.expiresAt) : new Date()).toISOString() };
+    },
+  );
+
+  app.post(
+    "/api/v1/retrieve",
+    {
+      schema: {
+        ...common,
+        summary: "Import a media file from a public http(s) URL; poll the file until ready or failed",
+        body: z.object({ url: z.string().max(4096) }).meta({ id: "RetrieveRequest" }),
+        response: { 200: z.object({ file_id: z.string() }).meta({ id: "RetrieveResponse" }), ...errors },
+      },
+    },
+    async (request) => ({ file_id: (await client.importFromUrl({ userId: userId(request), url: request.body.url })).fileId }),
+  );
+};

@@ -1,0 +1,324 @@
+import { createHash } from "node:crypto";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import { AppError } from "@transcribe/platform";
+import type { MediaService } from "@transcribe/proto/media/v1/media";
+import {
+  Provider,
+  ResponseFormat,
+  TimestampGranularity,
+  TranscriptionStatus,
+  type Transcription,
+  type TranscriptionListItem,
+  type TranscriptionService,
+} from "@transcribe/proto/transcription/v1/transcription";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { apiErrorSchema } from "../http/api-error.js";
+
+/**
+ * Transcriptions (spec §3 settings, list item, detail; §5 rules; §7 /transcriptions).
+ * The rules and their messages live in the transcription service; these schemas check
+ * shapes only, so a person sees the spec's words ('Please select a language').
+ *
+ * Live status: GET list and detail answer with an ETag; a client polling with
+ * If-None-Match gets 304 with no body while nothing changed (docs/api.md).
+ */
+
+const statusNames = {
+  [TranscriptionStatus.UNSPECIFIED]: "pending",
+  [TranscriptionStatus.PENDING]: "pending",
+  [TranscriptionStatus.PROCESSING]: "processing",
+  [TranscriptionStatus.TRANSCRIBING]: "transcribing",
+  [TranscriptionStatus.COMPLETED]: "completed",
+  [TranscriptionStatus.FAILED]: "failed",
+  [TranscriptionStatus.DELETED]: "deleted",
+} as const;
+const statusValues = ["pending", "processing", "transcribing", "completed", "failed"] as const;
+const statusFromName = Object.fromEntries(Object.entries(statusNames).map(([k, v]) => [v, Number(k)])) as Record<string, TranscriptionStatus>;
+
+const providerNames = {
+  [Provider.UNSPECIFIED]: "local",
+  [Provider.LOCAL]: "local",
+  [Provider.GROQ]: "groq",
+  [Provider.ELEVENLABS]: "elevenlabs",
+} as const;
+
+export const modelSchema = z
+  .object({
+    id: z.string(),
+    provider: z.enum(["local", "groq", "elevenlabs"]),
+    name: z.string(),
+    languages: z.array(z.string()).describe('Language codes the model accepts; "auto" detects the language'),
+    translation: z.boolean().describe("Whether translate_to_en is accepted"),
+    available: z.boolean(),
+    reason: z.string().optional().describe("Why the model cannot run here (or a note about it)"),
+  })
+  .meta({ id: "Model" });
+
+export const settingsSchema = z
+  .object({
+    model: z.string().max(100).optional().describe("A catalog model id; default whisper-base"),
+    language: z.string().max(10).describe('A language code, or "auto"; empty is refused with \'Please select a language\''),
+    translate_to_en: z.boolean().default(false),
+    provider: z.enum(["local", "groq", "elevenlabs"]).optional(),
+    response_format: z.enum(["json", "verbose_json", "text"]).optional(),
+    timestamp_granularities: z.array(z.enum(["segment", "word"])).optional(),
+    temperature: z.number().optional().describe("0 to 1, default 0"),
+    prompt: z.string().max(2000).optional(),
+  })
+  .meta({ id: "TranscriptionSettings" });
+
+const createSchema = z.object({ file_id: z.string().min(1).max(64), settings: settingsSchema }).meta({ id: "StartTranscription" });
+const createResponseSchema = z
+  .object({
+    job_id: z.string(),
+    transcription_id: z.string().describe("Open /transcript/{transcription_id}"),
+    message: z.string().optional(),
+  })
+  .meta({ id: "StartTranscriptionResponse" });
+
+export const listItemSchema = z
+  .object({
+    id: z.string(),
+    display_name: z.string(),
+    duration: z.number().nonnegative(),
+    model: z.string(),
+    status: z.enum(statusValues),
+    uploaded_at: z.iso.datetime(),
+  })
+  .meta({ id: "TranscriptionListItem" });
+
+const listSchema = z
+  .object({ transcriptions: z.array(listItemSchema), total_count: z.number().int().nonnegative() })
+  .meta({ id: "TranscriptionList" });
+
+const wordSchema = z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().optional() });
+const segmentSchema = z.object({
+  id: z.number().int(),
+  start: z.number(),
+  end: z.number(),
+  text: z.string(),
+  words: z.array(wordSchema).optional().describe("When word timestamps were requested"),
+});
+
+export const detailSchema = z
+  .object({
+    id: z.string(),
+    display_name: z.string(),
+    status: z.enum([...statusValues, "deleted"]),
+    error: z.string().optional(),
+    config: z
+      .object({ model: z.string(), language: z.string(), timestamp_granularities: z.array(z.enum(["segment", "word"])) })
+      .optional(),
+    audio_file: z.object({ file_id: z.string(), file_name: z.string(), content_type: z.string().optional() }),
+    result: z
+      .object({ id: z.string(), text: z.string(), language: z.string(), duration: z.number(), segments: z.array(segmentSchema) })
+      .nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "TranscriptionDetail" });
+
+const audioUrlSchema = z.object({ url: z.string(), expires_at: z.iso.datetime() }).meta({ id: "TranscriptionAudioUrl" });
+
+const idParams = z.object({ id: z.string().min(1).max(64) });
+const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+  status: z.enum(statusValues).optional(),
+  q: z.string().max(255).optional(),
+});
+
+const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema, 429: apiErrorSchema, 503: apiErrorSchema };
+
+function userId(request: FastifyRequest): string {
+  const id = request.user?.id;
+  if (!id) throw new AppError("unauthenticated", "Not signed in");
+  return id;
+}
+
+const iso = (t: { seconds: bigint; nanos: number } | undefined) => (t ? timestampDate(t as never) : new Date(0)).toISOString();
+
+function toItem(item: TranscriptionListItem): z.infer<typeof listItemSchema> {
+  return {
+    id: item.id,
+    display_name: item.displayName,
+    duration: item.duration,
+    model: item.model,
+    status: statusNames[item.status] === "deleted" ? "pending" : (statusNames[item.status] as (typeof statusValues)[number]),
+    uploaded_at: iso(item.uploadedAt),
+  };
+}
+
+const granularityName = (g: TimestampGranularity) => (g === TimestampGranularity.WORD ? ("word" as const) : ("segment" as const));
+
+function toDetail(t: Transcription): z.infer<typeof detailSchema> {
+  const withWords = t.config?.timestampGranularities.includes(TimestampGranularity.WORD) ?? false;
+  return {
+    id: t.id,
+    display_name: t.displayName,
+    status: statusNames[t.status],
+    ...(t.error ? { error: t.error } : {}),
+    ...(t.config
+      ? { config: { model: t.config.model, language: t.config.language, timestamp_granularities: t.config.timestampGranularities.map(granularityName) } }
+      : {}),
+    audio_file: {
+      file_id: t.audioFile?.fileId ?? "",
+      file_name: t.audioFile?.fileName ?? "",
+      ...(t.audioFile?.contentType ? { content_type: t.audioFile.contentType } : {}),
+    },
+    result: t.result
+      ? {
+          id: t.result.id,
+          text: t.result.text,
+          language: t.result.language,
+          duration: t.result.duration,
+          segments: t.result.segments.map((s) => ({
+            id: s.id,
+            start: s.start,
+            end: s.end,
+            text: s.text,
+            ...(withWords
+              ? { words: s.words.map((w) => ({ word: w.word, start: w.start, end: w.end, ...(w.probability !== undefined ? { probability: w.probability } : {}) })) }
+              : {}),
+          })),
+        }
+      : null,
+    created_at: iso(t.createdAt),
+    updated_at: iso(t.updatedAt),
+  };
+}
+
+function toSettings(s: z.infer<typeof settingsSchema>) {
+  return {
+    model: s.model ?? "",
+    language: s.language,
+    translateToEn: s.translate_to_en,
+    provider: s.provider === "groq" ? Provider.GROQ : s.provider === "elevenlabs" ? Provider.ELEVENLABS : s.provider === "local" ? Provider.LOCAL : Provider.UNSPECIFIED,
+    responseFormat:
+      s.response_format === "json" ? ResponseFormat.JSON : s.response_format === "text" ? ResponseFormat.TEXT : s.response_format === "verbose_json" ? ResponseFormat.VERBOSE_JSON : ResponseFormat.UNSPECIFIED,
+    timestampGranularities: (s.timestamp_granularities ?? []).map((g) => (g === "word" ? TimestampGranularity.WORD : TimestampGranularity.SEGMENT)),
+    temperature: s.temperature ?? 0,
+    ...(s.prompt ? { prompt: s.prompt } : {}),
+  };
+}
+
+/** Answers 304 when the client already has this body (If-None-Match), else sets the ETag. */
+function withEtag<T>(request: FastifyRequest, reply: FastifyReply, body: T): T | FastifyReply {
+  const etag = `W/"${createHash("sha1").update(JSON.stringify(body)).digest("base64url")}"`;
+  reply.header("etag", etag).header("cache-control", "private, no-cache");
+  if (request.headers["if-none-match"] === etag) return reply.code(304).send(null);
+  return body;
+}
+
+export const transcriptionRoutes: FastifyPluginAsyncZod<{
+  client: Client<typeof TranscriptionService>;
+  media: Client<typeof MediaService>;
+}> = async (app, { client, media }) => {
+  const common = { tags: ["transcriptions"], security: [{ session: [] }] };
+
+  app.get(
+    "/api/v1/models",
+    { schema: { ...common, summary: "The speech model catalog, with whether each model can run here", response: { 200: z.object({ models: z.array(modelSchema) }), 401: apiErrorSchema } } },
+    async () => {
+      const { models } = await client.listModels({});
+      return {
+        models: models.map((m) => ({
+          id: m.id,
+          provider: providerNames[m.provider],
+          name: m.name,
+          languages: m.languages,
+          translation: m.translation,
+          available: m.available,
+          ...(m.reason ? { reason: m.reason } : {}),
+        })),
+      };
+    },
+  );
+
+  app.post(
+    "/api/v1/transcriptions",
+    { schema: { ...common, summary: "Start transcribing an uploaded file", body: createSchema, response: { 200: createResponseSchema, ...errors } } },
+    async (request) => {
+      const answer = await client.createTranscription({ userId: userId(request), fileId: request.body.file_id, settings: toSettings(request.body.settings) });
+      return { job_id: answer.jobId, transcription_id: answer.transcriptionId, ...(answer.message ? { message: answer.message } : {}) };
+    },
+  );
+
+  app.get(
+    "/api/v1/transcriptions",
+    { schema: { ...common, summary: "The signed-in user's transcriptions, newest first (ETag: poll with If-None-Match)", querystring: listQuery, response: { 200: listSchema, 304: z.null(), ...errors } } },
+    async (request, reply) => {
+      const { limit, offset, status, q } = request.query;
+      const answer = await client.listTranscriptions({
+        userId: userId(request),
+        limit,
+        offset,
+        ...(status ? { status: statusFromName[status] } : {}),
+        ...(q ? { query: q } : {}),
+      });
+      return withEtag(request, reply, { transcriptions: answer.transcriptions.map(toItem), total_count: answer.totalCount });
+    },
+  );
+
+  app.get(
+    "/api/v1/transcriptions/:id",
+    { schema: { ...common, summary: "One transcription with its settings, file and result (ETag)", params: idParams, response: { 200: detailSchema, 304: z.null(), ...errors } } },
+    async (request, reply) => {
+      const { transcription } = await client.getTranscription({ userId: userId(request), id: request.params.id });
+      if (!transcription) throw new AppError("not_found", "Transcription not found");
+      return withEtag(request, reply, toDetail(transcription));
+    },
+  );
+
+  app.patch(
+    "/api/v1/transcriptions/:id/rename",
+    { schema: { ...common, summary: "Rename a transcription", params: idParams, body: z.object({ new_name: z.string().max(10_000) }), response: { 200: listItemSchema, ...errors } } },
+    async (request) => {
+      const { transcription } = await client.renameTranscription({ userId: userId(request), id: request.params.id, newName: request.body.new_name });
+      return toItem(transcription!);
+    },
+  );
+
+  app.delete(
+    "/api/v1/transcriptions/:id",
+    { schema: { ...common, summary: "Delete a transcription (its audio is removed too)", params: idParams, response: { 204: z.null(), ...errors } } },
+    async (request, reply) => {
+      await client.deleteTranscription({ userId: userId(request), id: request.params.id });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/api/v1/transcriptions/:id/retry",
+    {
+      schema: {
+        ...common,
+        summary: "Run a finished transcription again, optionally with other settings, without a new upload",
+        params: idParams,
+        body: z.object({ settings: settingsSchema.optional() }).optional(),
+        response: { 200: z.object({ job_id: z.string() }), ...errors },
+      },
+    },
+    async (request) => {
+      const settings = request.body?.settings;
+      const answer = await client.retryTranscription({ userId: userId(request), id: request.params.id, ...(settings ? { settings: toSettings(settings) } : {}) });
+      return { job_id: answer.jobId };
+    },
+  );
+
+  app.get(
+    "/api/v1/transcriptions/:id/audio-url",
+    { schema: { ...common, summary: "A short-lived URL to play the transcription's audio", params: idParams, response: { 200: audioUrlSchema, ...errors } } },
+    async (request) => {
+      const user = userId(request);
+      const { transcription } = await client.getTranscription({ userId: user, id: request.params.id });
+      const fileId = transcription?.audioFile?.fileId;
+      if (!fileId) throw new AppError("not_found", "Transcription not found");
+      const answer = await media.getAudioUrl({ userId: user, fileId });
+      return { url: answer.url, expires_at: iso(answer.expiresAt) };
+    },
+  );
+};

@@ -1,0 +1,15 @@
+import { writeFileSync } from "node:fs";
+import { PDFDocument } from "../src/domain/fontkit.js";
+import { loadFontSet } from "../src/domain/fonts.js";
+const fonts = loadFontSet();
+const ar = fonts.faces.find(f => f.source.includes("Arabic"))!;
+const doc = new PDFDocument({ compress: false, font: fonts.primary.font as any });
+const chunks: Buffer[] = []; doc.on("data", (c: Buffer) => chunks.push(c));
+doc.registerFont("ar", ar.font as any); doc.font("ar").fontSize(14);
+doc.markContent("Span", { actual: "مرحبا" } as any);
+doc.text("مرحبا", 100, 100, { lineBreak: false });
+doc.endMarkedContent();
+doc.text("الاصطناعي", 200, 100, { lineBreak: false });
+doc.end();
+await new Promise(r => doc.on("end", r));
+writeFileSync("/tmp/proto/a.pdf", Buffer.concat(chunks));

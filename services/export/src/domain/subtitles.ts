@@ -1,0 +1,33 @@
+import { buildCues, type Cue, type CueOptions } from "./cues.js";
+import { formatTimecode } from "./time.js";
+import type { Transcript } from "./transcript.js";
+
+/**
+ * SubRip: numbered cues, `00:01:02,345 --> 00:01:04,000`, CRLF line ends (what the
+ * oldest players expect; every newer one accepts them too), UTF-8 without a BOM.
+ */
+export function renderSrt(transcript: Transcript, options: CueOptions = {}): string {
+  return buildCues(transcript.segments, options)
+    .map((cue, index) => {
+      const lines = cue.lines.map((line) => line.replaceAll("-->", "->"));
+      return [String(index + 1), timing(cue, ","), ...lines].join("\r\n") + "\r\n";
+    })
+    .join("\r\n");
+}
+
+/** WebVTT: the `WEBVTT` header, `00:01:02.345 --> 00:01:04.000`, cue text escaped. */
+export function renderVtt(transcript: Transcript, options: CueOptions = {}): string {
+  const cues = buildCues(transcript.segments, options).map((cue) =>
+    [timing(cue, "."), ...cue.lines.map(escapeVtt)].join("\n"),
+  );
+  return ["WEBVTT", ...cues].join("\n\n") + "\n";
+}
+
+function timing(cue: Cue, separator: "," | "."): string {
+  return `${formatTimecode(cue.start, separator)} --> ${formatTimecode(cue.end, separator)}`;
+}
+
+// "<" and "&" start markup in cue text; ">" is escaped too so "-->" can never appear.
+function escapeVtt(line: string): string {
+  return line.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}

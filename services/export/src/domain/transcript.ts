@@ -1,0 +1,67 @@
+/**
+ * The transcript as the renderers see it: everything an export shows, already taken out
+ * of the transcription service's protobuf messages (see ../transcripts.ts) so the
+ * renderers stay pure functions of plain data.
+ */
+export interface TranscriptWord {
+  word: string;
+  /** Seconds from the start of the audio. */
+  start: number;
+  end: number;
+  /** 0 to 1, when the provider reported it. */
+  probability?: number;
+}
+
+export interface TranscriptSegment {
+  /** Position in the transcript, from 0. */
+  id: number;
+  /** Seconds from the start of the audio. */
+  start: number;
+  end: number;
+  text: string;
+  /** Empty unless the transcript was made with word timestamps. */
+  words: TranscriptWord[];
+}
+
+export interface Transcript {
+  id: string;
+  /** The display name: the document title and the download's file name. */
+  title: string;
+  /** The uploaded file's name. */
+  sourceFileName?: string;
+  /** Language code of the text (e.g. "en", "zh"). */
+  language?: string;
+  /** Speech model id (e.g. "whisper-large-v3-turbo"). */
+  model?: string;
+  createdAt?: Date;
+  /** Seconds of audio. */
+  duration: number;
+  /** The whole text; used when there are no segments. */
+  text: string;
+  /** In time order. */
+  segments: TranscriptSegment[];
+}
+
+/** Options the text-like formats share (txt, docx, pdf). */
+export interface RenderOptions {
+  /** Prefix each segment with its start time, `[hh:mm:ss]`. */
+  includeTimestamps?: boolean;
+}
+
+/**
+ * The segments' texts with runs of whitespace (line breaks included) folded to one space,
+ * so one segment is always one line or paragraph, and blank segments dropped. A
+ * transcript without segments is its whole text as one segment.
+ */
+export function paragraphsOf(transcript: Transcript): Array<{ start: number; text: string }> {
+  const paragraphs = transcript.segments
+    .map((segment) => ({ start: segment.start, text: normalizeSpace(segment.text) }))
+    .filter((paragraph) => paragraph.text.length > 0);
+  if (paragraphs.length > 0 || transcript.segments.length > 0) return paragraphs;
+  const text = normalizeSpace(transcript.text);
+  return text ? [{ start: 0, text }] : [];
+}
+
+export function normalizeSpace(text: string): string {
+  return text.replace(/\s+/gu, " ").trim();
+}

@@ -1,0 +1,13 @@
+import { formatClock } from "./time.js";
+import { paragraphsOf, type RenderOptions, type Transcript } from "./transcript.js";
+
+/**
+ * Plain UTF-8 text: one segment per line (so a line is a unit of speech and the file
+ * diffs and greps well), optionally `[hh:mm:ss] ` before each. LF line ends, no BOM.
+ */
+export function renderTxt(transcript: Transcript, options: RenderOptions = {}): string {
+  const lines = paragraphsOf(transcript).map((paragraph) =>
+    options.includeTimestamps ? `[${formatClock(paragraph.start)}] ${paragraph.text}` : paragraph.text,
+  );
+  return lines.length > 0 ? `${lines.join("\n")}\n` : "";
+}

@@ -1,0 +1,23 @@
+import { consume, isEvent, type EventHandler } from "@transcribe/platform";
+import { TranscriptDeletedSchema, UserDeletedSchema } from "@transcribe/proto/events/v1/events";
+import type { Kysely } from "kysely";
+import type { ExportDatabase } from "../db/schema.js";
+import type { ExportManager } from "../exports.js";
+
+/** The topics the export service consumes (they are listed for it in eventTopology). */
+export const cleanupTopics = ["transcription.transcripts", "auth.users"] as const;
+
+/**
+ * A deleted transcript or user takes its exports with it. Runs once per event (consume()):
+ * rows go in the consumer's transaction; files are deleted before it commits, and
+ * deleting a missing file succeeds, so a redelivery after a crash simply repeats it.
+ */
+export function cleanupHandler(db: Kysely<ExportDatabase>, manager: ExportManager): EventHandler {
+  return consume(db, "export", async (trx, event) => {
+    if (isEvent(event, TranscriptDeletedSchema)) {
+      await manager.removeFor(trx, { userId: event.userId, transcriptionId: event.transcriptId });
+    } else if (isEvent(event, UserDeletedSchema)) {
+      await manager.removeFor(trx, { userId: event.userId });
+    }
+  });
+}

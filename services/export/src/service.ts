@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  ConfigError,
+  createServiceClient,
+  LocalObjectStorage,
+  localStorageRoutes,
+  MIN_SIGNING_SECRET_BYTES,
+  type Database,
+  type Logger,
+  type ServiceParts,
+} from "@transcribe/platform";
+import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
+import { downloadBaseUrl, DOWNLOAD_PATH, storageDirOf, type ExportConfig } from "./config.js";
+import type { ExportDatabase } from "./db/schema.js";
+import { FontConfigError, loadFontSet, renderPdf, type FontSet } from "./domain/index.js";
+import { cleanupHandler, cleanupTopics } from "./events/cleanup.js";
+import { ExportManager } from "./exports.js";
+import { exportRoutes } from "./rpc/export-service.js";
+import { fetchExportableTranscript, type TranscriptionClient } from "./transcripts.js";
+
+export interface ExportServiceDependencies {
+  config: ExportConfig;
+  logger: Logger;
+  database: Database<ExportDatabase>;
+  /** Defaults to a Connect client for TRANSCRIPTION_URL. */
+  transcriptionClient?: TranscriptionClient;
+  /** Defaults to loading them as configured (EXPORT_FONT_DIR, EXPORT_FONT_FILES). */
+  fonts?: FontSet;
+  now?: () => number;
+}
+
+export interface ExportService {
+  parts: ServiceParts;
+  manager: ExportManager;
+  storage: LocalObjectStorage;
+}
+
+/**
+ * Everything the export service runs, built from its configuration: the Connect routes,
+ * the signed download routes, the cleanup consumer and the expiry sweep. main.ts hands
+ * the parts to runService; tests to startServiceServer.
+ */
+export async function buildExportService(deps: ExportServiceDependencies): Promise<ExportService> {
+  const { config, logger } = deps;
+  const secret = config.STORAGE_SIGNING_SECRET ?? (await installSecret(path.join(config.DATA_DIR, "secrets")));
+  const fonts = deps.fonts ?? loadFonts(config);
+  const missingScripts = fonts.missingScripts();
+  if (missingScripts.length > 0) {
+    logger.warn({ scripts: missingScripts }, "no font for some scripts: their characters will be empty boxes in PDF exports");
+  }
+  const storage = new LocalObjectStorage({
+    rootDir: storageDirOf(config),
+    publicBaseUrl: downloadBaseUrl(config),
+    signingSecret: secret,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const client =
+    deps.transcriptionClient ??
+    createServiceClient(TranscriptionService, config.TRANSCRIPTION_URL, { timeoutMs: config.SERVICE_TIMEOUT_MS });
+  const manager = new ExportManager({
+    db: deps.database.db,
+    storage,
+    fonts,
+    logger,
+    loadTranscript: (userId, transcriptionId) => fetchExportableTranscript(client, userId, transcriptionId),
+    urlTtlSeconds: config.EXPORT_URL_TTL_SECONDS,
+    ...(deps.now ? { now: () => new Date(deps.now!()) } : {}),
+  });
+
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweep = () => {
+    sweeping = manager
+      .sweepExpired()
+      .then((removed) => removed > 0 && logger.info({ removed }, "expired exports removed"))
+      .catch((error: unknown) => logger.error({ err: error }, "sweeping expired exports failed"));
+  };
+
+  const parts: ServiceParts = {
+    routes: exportRoutes(manager),
+    readiness: [{ name: "storage", check: () => storage.ping() }],
+    configure: async (app) => {
+      await app.register(localStorageRoutes(storage, { prefix: DOWNLOAD_PATH }));
+    },
+    subscriptions: [{ topics: cleanupTopics, handler: cleanupHandler(deps.database.db, manager) }],
+    background: [
+      {
+        start() {
+          sweep();
+          sweepTimer = setInterval(sweep, config.EXPORT_SWEEP_INTERVAL_SECONDS * 1000);
+          sweepTimer.unref();
+          // The first PDF pays for compiling the layout code and parsing the fonts'
+          // OpenType tables (about a second); pay it now rather than in a user's request.
+          void warmUp(fonts, logger);
+        },
+        async stop() {
+          clearInterval(sweepTimer);
+          await sweeping;
+        },
+      },
+    ],
+  };
+  return { parts, manager, storage };
+}
+
+function loadFonts(config: ExportConfig): FontSet {
+  try {
+    return loadFontSet({
+      files: config.EXPORT_FONT_FILES,
+      ...(config.EXPORT_FONT_DIR !== undefined ? { dir: config.EXPORT_FONT_DIR } : {}),
+    });
+  } catch (error) {
+    if (error instanceof FontConfigError) throw new ConfigError(error.problems);
+    throw error;
+  }
+}
+
+/**
+ * The embedded mode needs no keys: the install's signing secret is made on first start and
+ * kept (0600) next to the other data, so download URLs survive a restart. It is the same
+ * file, made the same way, as media's: whichever service starts first writes it.
+ */
+async function installSecret(dir: string): Promise<string> {
+  const file = path.join(dir, "storage-signing.key");
+  try {
+    const existing = (await readFile(file, "utf8")).trim();
+    if (Buffer.byteLength(existing) >= MIN_SIGNING_SECRET_BYTES) return existing;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const secret = randomBytes(48).toString("base64url");
+  try {
+    // "wx": services and replicas starting together must not overwrite each other's secret.
+    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+    return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return (await readFile(file, "utf8")).trim();
+  }
+}
+
+async function warmUp(fonts: FontSet, logger: Logger): Promise<void> {
+  const started = performance.now();
+  try {
+    await renderPdf(
+      {
+        id: "warm-up",
+        title: "Warm-up",
+        duration: 1,
+        text: "",
+        segments: [{ id: 0, start: 0, end: 1, text: "Hello Grüße Привет Γειά 你好 こんにちは 안녕 مرحبا שלום", words: [] }],
+      },
+      { fonts, includeTimestamps: true },
+    );
+    logger.info({ ms: Math.round(performance.now() - started), fonts: fonts.faces.length }, "pdf renderer ready");
+  } catch (error) {
+    logger.error({ err: error }, "pdf renderer warm-up failed");
+  }
+}

@@ -1,0 +1,95 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import { AppError, fromConnectError } from "@transcribe/platform";
+import {
+  type Transcription,
+  TranscriptionService,
+  TranscriptionStatus,
+} from "@transcribe/proto/transcription/v1/transcription";
+import type { Transcript } from "./domain/index.js";
+
+export type TranscriptionClient = Client<typeof TranscriptionService>;
+
+/**
+ * Reads a transcript for an export through TranscriptionService.GetTranscription, acting
+ * for the user (so someone else's transcript is NOT_FOUND there already), and refuses
+ * what cannot be exported.
+ */
+export async function fetchExportableTranscript(
+  client: TranscriptionClient,
+  userId: string,
+  transcriptionId: string,
+): Promise<Transcript> {
+  let transcription: Transcription | undefined;
+  try {
+    ({ transcription } = await client.getTranscription({ userId, id: transcriptionId }));
+  } catch (error) {
+    const appError = fromConnectError(error);
+    if (appError.code === "not_found") throw transcriptionNotFound();
+    throw appError;
+  }
+  if (!transcription || transcription.status === TranscriptionStatus.DELETED) throw transcriptionNotFound();
+  assertExportable(transcription);
+  return toTranscript(transcription);
+}
+
+export function transcriptionNotFound(): AppError {
+  return new AppError("not_found", "Transcription not found");
+}
+
+const STATUS_NAMES: Record<TranscriptionStatus, string> = {
+  [TranscriptionStatus.UNSPECIFIED]: "unspecified",
+  [TranscriptionStatus.PENDING]: "pending",
+  [TranscriptionStatus.PROCESSING]: "processing",
+  [TranscriptionStatus.TRANSCRIBING]: "transcribing",
+  [TranscriptionStatus.COMPLETED]: "completed",
+  [TranscriptionStatus.FAILED]: "failed",
+  [TranscriptionStatus.DELETED]: "deleted",
+};
+
+/** Only a COMPLETED transcription with a result is exported (see decision 0007). */
+function assertExportable(transcription: Transcription): void {
+  const status = STATUS_NAMES[transcription.status] ?? "unspecified";
+  if (transcription.status === TranscriptionStatus.FAILED) {
+    throw new AppError("failed_precondition", "This transcription failed, so there is nothing to export", { status });
+  }
+  if (transcription.status !== TranscriptionStatus.COMPLETED) {
+    throw new AppError("failed_precondition", "This transcription is not finished yet; export it once it has completed", {
+      status,
+    });
+  }
+  if (!transcription.result) {
+    throw new AppError("failed_precondition", "This transcription has no result to export", { status });
+  }
+}
+
+/** The protobuf detail as the renderers' plain model. */
+export function toTranscript(transcription: Transcription): Transcript {
+  const result = transcription.result!;
+  const segments = result.segments.map((segment, index) => ({
+    id: segment.id || index,
+    start: segment.start,
+    end: segment.end,
+    text: segment.text,
+    words: segment.words.map((word) => ({
+      word: word.word,
+      start: word.start,
+      end: word.end,
+      ...(word.probability !== undefined ? { probability: word.probability } : {}),
+    })),
+  }));
+  const fileName = transcription.audioFile?.fileName || undefined;
+  const language = result.language || transcription.config?.language || undefined;
+  const model = transcription.config?.model || undefined;
+  return {
+    id: transcription.id,
+    title: transcription.displayName.trim() || fileName || "Transcript",
+    ...(fileName ? { sourceFileName: fileName } : {}),
+    ...(language ? { language } : {}),
+    ...(model ? { model } : {}),
+    ...(transcription.createdAt ? { createdAt: timestampDate(transcription.createdAt) } : {}),
+    duration: result.duration || (segments.at(-1)?.end ?? 0),
+    text: result.text,
+    segments,
+  };
+}

@@ -1,0 +1,32 @@
+import { spawnSync } from "node:child_process";
+import { loadFontSet, type FontSet } from "../src/domain/index.js";
+
+/** Whether a command-line tool runs here. */
+export function hasTool(command: string): boolean {
+  const result = spawnSync(command, ["-v"], { stdio: "ignore" });
+  return !result.error;
+}
+
+/**
+ * Checks that need poppler-utils or fonts are skipped on a machine without them, but
+ * never in CI (CI is set): .ci/run installs both, so a missing one there is a failure.
+ */
+export const inCi = Boolean(process.env.CI);
+export const popplerAvailable = hasTool("pdftotext") && hasTool("pdftoppm") && hasTool("pdffonts");
+
+let fonts: FontSet | undefined | null;
+/** The fonts as found on this machine; undefined when there are none (and not in CI). */
+export function machineFonts(): FontSet | undefined {
+  if (fonts === undefined) {
+    try {
+      fonts = loadFontSet();
+    } catch (error) {
+      if (inCi) throw error;
+      fonts = null;
+    }
+  }
+  return fonts ?? undefined;
+}
+
+/** Text without any whitespace, for comparing text that line breaking may have cut differently. */
+export const squash = (text: string) => text.replace(/\s+/gu, "");

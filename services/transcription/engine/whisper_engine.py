@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Thin Whisper engine for the transcription worker (faster-whisper / CTranslate2 on the CPU).
+
+The TypeScript worker starts this once and keeps it running. It reads one JSON request
+per line on stdin and writes one JSON line per reply on stdout; logs and progress bars go
+to stderr. Every rule of the product (chunk planning, seam merging, the repetition
+guard, retries, time limits) lives in TypeScript; this file only runs the model.
+
+Requests (each carries an "id" that the replies repeat):
+  {"op": "ping"}
+  {"op": "load", "model_dir": "/path", "compute_type": "int8", "threads": 2}
+  {"op": "download", "name": "base", "repo": "Systran/faster-whisper-base", "output_dir": "/path"}
+  {"op": "transcribe", "model_dir": "/path", "audio": "/path/file", "start": 0.0, "end": 30.0,
+   "language": "en" | null, "task": "transcribe" | "translate", "temperature": 0.0,
+   "prompt": null, "beam_size": 1, "vad": true}
+Replies:
+  {"id": ..., "ok": true, "result": {...}}
+  {"id": ..., "ok": false, "error": {"kind": "not_found" | "bad_audio" | "bad_request" | "engine", "message": "..."}}
+  {"id": ..., "event": "progress", ...}   (download progress, any number before the reply)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+SAMPLE_RATE = 16000
+
+
+class EngineError(Exception):
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def log(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+_models: dict = {}
+
+
+def load_model(model_dir: str, compute_type: str = "int8", threads: int = 0):
+    key = (os.path.realpath(model_dir), compute_type, threads)
+    if key in _models:
+        return _models[key], 0.0
+    if not os.path.isfile(os.path.join(model_dir, "model.bin")):
+        raise EngineError("not_found", f"No model.bin in {model_dir}")
+    from faster_whisper import WhisperModel
+
+    started = time.monotonic()
+    try:
+        model = WhisperModel(model_dir, device="cpu", compute_type=compute_type, cpu_threads=threads)
+    except Exception as error:  # a truncated or foreign file fails here
+        raise EngineError("bad_model", f"Cannot load the Whisper model in {model_dir}: {error}") from error
+    # One model at a time: a worker switching models should not hold both in memory.
+    _models.clear()
+    _models[key] = model
+    return model, time.monotonic() - started
+
+
+def read_audio(path: str, start: float, end: float | None):
+    """16 kHz mono float32 samples of [start, end) of any file ffmpeg or PyAV can read."""
+    import numpy as np
+
+    if not os.path.isfile(path):
+        raise EngineError("bad_audio", f"Audio file not found: {path}")
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg:
+        command = [ffmpeg, "-nostdin", "-v", "error", "-ss", f"{max(0.0, start):.3f}"]
+        if end is not None:
+            command += ["-t", f"{max(0.0, end - start):.3f}"]
+        command += ["-i", path, "-f", "s16le", "-ac", "1", "-ar", str(SAMPLE_RATE), "-"]
+        done = subprocess.run(command, capture_output=True)
+        if done.returncode != 0:
+            reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise EngineError("bad_audio", f"Cannot decode audio: {reason[-1] if reason else 'ffmpeg failed'}")
+        return np.frombuffer(done.stdout, np.int16).astype(np.float32) / 32768.0
+    from faster_whisper import decode_audio
+
+    try:
+        samples = decode_audio(path, sampling_rate=SAMPLE_RATE)
+    except Exception as error:
+        raise EngineError("bad_audio", f"Cannot decode audio: {error}") from error
+    first = int(max(0.0, start) * SAMPLE_RATE)
+    last = None if end is None else int(end * SAMPLE_RATE)
+    return samples[first:last]
+
+
+def cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def transcribe(request: dict) -> dict:
+    cpu_started = cpu_seconds()
+    compute_type = request.get("compute_type") or "int8"
+    threads = int(request.get("threads") or 0)
+    model, load_seconds = load_model(request["model_dir"], compute_type, threads)
+    start = float(request.get("start") or 0.0)
+    end = request.get("end")
+    end = None if end is None else float(end)
+    samples = read_audio(request["audio"], start, end)
+    clip_seconds = len(samples) / SAMPLE_RATE
+    task = request.get("task") or "transcribe"
+    if task not in ("transcribe", "translate"):
+        raise EngineError("bad_request", f"Unknown task {task}")
+    language = request.get("language") or None
+    if language and not model.model.is_multilingual and language != "en":
+        raise EngineError("bad_request", f"This model only understands English, not '{language}'")
+    if task == "translate" and not model.model.is_multilingual:
+        raise EngineError("bad_request", "This model is English-only and cannot translate")
+
+    started = time.monotonic()
+    if clip_seconds < 0.05:
+        return {
+            "language": language or "en",
+            "language_probability": 0.0,
+            "duration": clip_seconds,
+            "segments": [],
+            "load_seconds": load_seconds,
+            "run_seconds": 0.0,
+        }
+    temperature = float(request.get("temperature") or 0.0)
+    # Fallback to higher temperatures only above the requested one (Whisper's own scheme).
+    temperatures = [t for t in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0) if t >= temperature] or [temperature]
+    segments, info = model.transcribe(
+        samples,
+        language=language,
+        task=task,
+        beam_size=int(request.get("beam_size") or 1),
+        temperature=temperatures,
+        initial_prompt=request.get("prompt") or None,
+        word_timestamps=True,
+        vad_filter=bool(request.get("vad", True)),
+        vad_parameters={"min_silence_duration_ms": 500},
+        # Hallucination and loop guards at the source: no conditioning on the previous
+        # window's text (the usual cause of runaway repetition), Whisper's compression and
+        # log-probability fallbacks, and skipping of silent stretches.
+        condition_on_previous_text=False,
+        compression_ratio_threshold=2.4,
+        log_prob_threshold=-1.0,
+        no_speech_threshold=0.6,
+        hallucination_silence_threshold=2.0,
+        no_repeat_ngram_size=0,
+    )
+    out = []
+    for segment in segments:
+        out.append(
+            {
+                "start": round(start + segment.start, 3),
+                "end": round(start + segment.end, 3),
+                "text": segment.text,
+                "avg_logprob": segment.avg_logprob,
+                "compression_ratio": segment.compression_ratio,
+                "no_speech_prob": segment.no_speech_prob,
+                "temperature": segment.temperature,
+                "words": [
+                    {
+                        "word": w.word,
+                        "start": round(start + w.start, 3),
+                        "end": round(start + w.end, 3),
+                        "probability": round(w.probability, 4),
+                    }
+                    for w in (segment.words or [])
+                ],
+            }
+        )
+    return {
+        "language": info.language,
+        "language_probability": info.language_probability,
+        "duration": clip_seconds,
+        "segments": out,
+        "load_seconds": load_seconds,
+        "run_seconds": time.monotonic() - started,
+        "cpu_seconds": cpu_seconds() - cpu_started,
+        "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(request: dict, reply_id) -> dict:
+    """Downloads a faster-whisper model from the Hugging Face Hub with a progress bar
+    (stderr) and verifies every LFS file's sha256 against the hub's metadata."""
+    repo = request["repo"]
+    output_dir = request["output_dir"]
+    try:
+        from huggingface_hub import HfApi, snapshot_download
+    except ImportError as error:
+        raise EngineError("engine", f"huggingface_hub is not installed: {error}") from error
+    partial = output_dir + ".partial"
+    os.makedirs(partial, exist_ok=True)
+    send({"id": reply_id, "event": "progress", "message": f"downloading {repo} into {output_dir}"})
+    patterns = ["config.json", "preprocessor_config.json", "model.bin", "tokenizer.json", "vocabulary.*"]
+    try:
+        info = HfApi().model_info(repo, files_metadata=True)
+        snapshot_download(repo, local_dir=partial, allow_patterns=patterns)
+    except Exception as error:
+        raise EngineError(
+            "not_found",
+            f"Download of {repo} from the Hugging Face Hub failed ({type(error).__name__}: {error})",
+        ) from error
+    for sibling in info.siblings or []:
+        lfs = getattr(sibling, "lfs", None)
+        path = os.path.join(partial, sibling.rfilename)
+        if lfs is None or not os.path.isfile(path):
+            continue
+        expected = lfs.sha256 if hasattr(lfs, "sha256") else lfs["sha256"]
+        actual = sha256_of(path)
+        if actual != expected:
+            raise EngineError("bad_model", f"Checksum mismatch for {sibling.rfilename}: {actual} != {expected}")
+        send({"id": reply_id, "event": "progress", "message": f"sha256 ok: {sibling.rfilename}"})
+    if os.path.exists(output_dir):
+        shutil.rmtree(output_dir)
+    os.rename(partial, output_dir)
+    return {"model_dir": output_dir}
+
+
+def handle(request: dict):
+    op = request.get("op")
+    if op == "ping":
+        import ctranslate2
+        import faster_whisper
+
+        return {"faster_whisper": faster_whisper.__version__, "ctranslate2": ctranslate2.__version__, "pid": os.getpid()}
+    if op == "load":
+        model, seconds = load_model(request["model_dir"], request.get("compute_type") or "int8", int(request.get("threads") or 0))
+        return {"load_seconds": seconds, "multilingual": model.model.is_multilingual}
+    if op == "transcribe":
+        return transcribe(request)
+    if op == "download":
+        return download(request, request.get("id"))
+    raise EngineError("bad_request", f"Unknown op {op!r}")
+
+
+def exit_with_parent() -> None:
+    """A worker killed with SIGKILL cannot stop us; stop on our own when it is gone."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def main() -> None:
+    exit_with_parent()
+    log(f"whisper engine ready (pid {os.getpid()})")
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        request_id = None
+        try:
+            request = json.loads(line)
+            request_id = request.get("id")
+            send({"id": request_id, "ok": True, "result": handle(request)})
+        except EngineError as error:
+            send({"id": request_id, "ok": False, "error": {"kind": error.kind, "message": str(error)}})
+        except Exception as error:  # keep serving; the caller decides whether to retry
+            log(traceback.format_exc())
+            send({"id": request_id, "ok": False, "error": {"kind": "engine", "message": f"{type(error).__name__}: {error}"}})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+import type { ChunkResult, Segment, Word } from "./transcriber.js";
+
+export interface ChunkWindow {
+  index: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Splits [0, duration) into windows of `chunkSeconds` that overlap by `overlapSeconds`,
+ * so a word cut at one window's edge is heard whole by the next. A last window shorter
+ * than twice the overlap is folded into the one before (it would carry little but seam).
+ */
+export function planChunks(duration: number, chunkSeconds: number, overlapSeconds: number): ChunkWindow[] {
+  if (!(duration > 0)) return [{ index: 0, start: 0, end: Math.max(0, duration) }];
+  if (!(chunkSeconds > overlapSeconds * 2)) throw new Error("chunkSeconds must exceed twice the overlap");
+  const windows: ChunkWindow[] = [];
+  let start = 0;
+  while (true) {
+    let end = Math.min(duration, start + chunkSeconds);
+    if (duration - end < overlapSeconds * 2) end = duration;
+    windows.push({ index: windows.length, start: round(start), end: round(end) });
+    if (end >= duration) break;
+    start = end - overlapSeconds;
+  }
+  return windows;
+}
+
+interface FlatWord extends Word {
+  /** Index of the segment the word came from, within its own chunk. */
+  segment: number;
+  norm: string;
+}
+
+export function normalizeWord(word: string): string {
+  return word
+    .toLowerCase()
+    .normalize("NFKC")
+    .replace(/[^\p{L}\p{N}']+/gu, "")
+    .replace(/^'+|'+$/g, "");
+}
+
+function flatten(segments: readonly Segment[]): FlatWord[] {
+  return segments.flatMap((segment, index) =>
+    segment.words.map((w) => ({ ...w, segment: index, norm: normalizeWord(w.word) })),
+  );
+}
+
+/**
+ * Where to cut between the transcript so far (`left`) and the next chunk (`right`),
+ * which overlap in time on [right.start, left.end]. Both chunks heard the overlap, so
+ * the words there appear twice. The cut keeps each spoken word exactly once:
+ *
+ * 1. Align the words of the overlap textually: the longest run of equal (normalized)
+ *    words that also start within `tolerance` seconds of each other. The cut goes in
+ *    the middle of that run: left keeps the run's first half, right the second half.
+ *    This is robust to timestamp jitter and stays away from both windows' cut edges,
+ *    where a chunk may have heard half a word.
+ * 2. Without a run of at least `minRun` words (silence, or the chunks disagree), cut at
+ *    the middle of the overlap in time: a word belongs to the side its midpoint is on.
+ *
+ * Returns how many of left's words to keep and the index of right's first kept word.
+ */
+export function findSeam(
+  left: readonly FlatWord[],
+  right: readonly FlatWord[],
+  overlapStart: number,
+  overlapEnd: number,
+  options: { tolerance?: number; minRun?: number } = {},
+): { keepLeft: number; rightFrom: number; aligned: boolean } {
+  const tolerance = options.tolerance ?? 1.0;
+  const minRun = options.minRun ?? 2;
+  const margin = 1.0;
+  const leftFrom = firstIndex(left, (w) => w.end > overlapStart - margin);
+  const rightTo = firstIndex(right, (w) => w.start >= overlapEnd + margin);
+  let best = { length: 0, i: -1, j: -1, distance: Infinity };
+  const center = (overlapStart + overlapEnd) / 2;
+  for (let i = leftFrom; i < left.length; i++) {
+    for (let j = 0; j < rightTo; j++) {
+      let k = 0;
+      while (
+        i + k < left.length &&
+        j + k < right.length &&
+        left[i + k]!.norm !== "" &&
+        left[i + k]!.norm === right[j + k]!.norm &&
+        Math.abs(left[i + k]!.start - right[j + k]!.start) <= tolerance
+      ) {
+        k++;
+      }
+      if (k === 0) continue;
+      const mid = left[i + Math.floor(k / 2)]!.start;
+      const distance = Math.abs(mid - center);
+      if (k > best.length || (k === best.length && distance < best.distance)) best = { length: k, i, j, distance };
+    }
+  }
+  if (best.length >= minRun) {
+    const half = Math.floor(best.length / 2);
+    return { keepLeft: best.i + half, rightFrom: best.j + half, aligned: true };
+  }
+  const cut = center;
+  const keepLeft = firstIndex(left, (w) => (w.start + w.end) / 2 >= cut);
+  const rightFrom = firstIndex(right, (w) => (w.start + w.end) / 2 >= cut);
+  return { keepLeft, rightFrom, aligned: false };
+}
+
+function firstIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  const index = items.findIndex(predicate);
+  return index === -1 ? items.length : index;
+}
+
+/** Rebuilds segments from the kept words of one chunk, in the chunk's segment grouping. */
+function regroup(source: readonly Segment[], words: readonly FlatWord[]): Segment[] {
+  const out: Segment[] = [];
+  let current: { index: number; words: FlatWord[] } | undefined;
+  const flush = () => {
+    if (!current || current.words.length === 0) return;
+    const original = source[current.index]!;
+    const whole = current.words.length === original.words.length;
+    const words = current.words.map(({ segment: _s, norm: _n, ...w }) => w);
+    out.push({
+      ...original,
+      start: whole ? original.start : words[0]!.start,
+      end: whole ? original.end : words[words.length - 1]!.end,
+      text: whole ? original.text : words.map((w) => w.word).join(""),
+      words,
+    });
+  };
+  for (const word of words) {
+    if (!current || current.index !== word.segment) {
+      flush();
+      current = { index: word.segment, words: [] };
+    }
+    current.words.push(word);
+  }
+  flush();
+  return out;
+}
+
+/**
+ * Joins chunk results (in time order, overlapping as planned) into one list of
+ * segments: every seam cut with findSeam, segments trimmed to their kept words. Chunks
+ * whose segments carry no words (a provider without word timestamps) are cut by
+ * segment midpoints instead.
+ */
+export function mergeChunks(chunks: readonly ChunkResult[]): Segment[] {
+  const ordered = [...chunks].sort((a, b) => a.start - b.start);
+  let merged: Segment[] = [];
+  let previousEnd = 0;
+  for (const [n, chunk] of ordered.entries()) {
+    if (n === 0) {
+      merged = chunk.segments.map((s) => ({ ...s, words: [...s.words] }));
+      previousEnd = chunk.end;
+      continue;
+    }
+    const overlapStart = chunk.start;
+    const overlapEnd = previousEnd;
+    const hasWords = merged.some((s) => s.words.length > 0) || chunk.segments.some((s) => s.words.length > 0);
+    if (!hasWords) {
+      const cut = (overlapStart + overlapEnd) / 2;
+      merged = merged.filter((s) => (s.start + s.end) / 2 < cut);
+      merged.push(...chunk.segments.filter((s) => (s.start + s.end) / 2 >= cut));
+    } else {
+      const leftWords = flatten(merged);
+      const rightWords = flatten(chunk.segments);
+      const { keepLeft, rightFrom } = findSeam(leftWords, rightWords, overlapStart, overlapEnd);
+      merged = regroup(merged, leftWords.slice(0, keepLeft));
+      merged.push(...regroup(chunk.segments, rightWords.slice(rightFrom)));
+    }
+    previousEnd = chunk.end;
+  }
+  return merged;
+}
+
+/**
+ * Final shape of a transcript: time order, no overlap between consecutive segments,
+ * everything inside [0, duration], empty segments removed.
+ */
+export function tidySegments(segments: readonly Segment[], duration: number): Segment[] {
+  const sorted = [...segments]
+    .filter((s) => s.text.trim() !== "")
+    .sort((a, b) => a.start - b.start || a.end - b.end);
+  const out: Segment[] = [];
+  for (const segment of sorted) {
+    const previous = out[out.length - 1];
+    let start = clamp(segment.start, 0, duration);
+    const end = clamp(Math.max(segment.end, start), 0, duration);
+    if (previous && start < previous.end) {
+      if (end <= previous.end) {
+        // Wholly inside the previous one: keep the text, share the previous span's end.
+        start = previous.end;
+      } else {
+        previous.end = round(Math.max(previous.start, start));
+      }
+    }
+    out.push({
+      ...segment,
+      start: round(Math.max(start, previous?.end ?? 0)),
+      end: round(Math.max(end, start, previous?.end ?? 0)),
+      text: segment.text.trim(),
+      words: segment.words.map((w) => ({ ...w, start: round(clamp(w.start, 0, duration)), end: round(clamp(w.end, 0, duration)) })),
+    });
+  }
+  return out;
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

@@ -1,0 +1,93 @@
+/**
+ * The port every speech engine implements (local Whisper, Groq, ElevenLabs). The worker
+ * picks one by the model's provider; nothing outside an adapter knows how it runs.
+ */
+
+export interface Word {
+  word: string;
+  /** Seconds from the start of the audio. */
+  start: number;
+  end: number;
+  probability?: number;
+}
+
+export interface Segment {
+  start: number;
+  end: number;
+  text: string;
+  words: Word[];
+  /** Engine confidence signals, when it reports them (used by the repetition guard). */
+  avgLogprob?: number;
+  compressionRatio?: number;
+  noSpeechProb?: number;
+}
+
+export interface TranscribeRequest {
+  /** A local audio file any format ffmpeg reads. */
+  audioPath: string;
+  /** Seconds, as measured by media; plans chunks and time limits. */
+  durationSeconds: number;
+  /** The provider's model (local: weights name such as "base"). */
+  engineModel: string;
+  /** A Whisper language code, or undefined to detect it. */
+  language: string | undefined;
+  task: "transcribe" | "translate";
+  temperature: number;
+  prompt?: string | undefined;
+  /** Aborted when the job is cancelled, its lease is lost or its time is up. */
+  signal: AbortSignal;
+  /** Chunks finished by an earlier attempt of the same job (resumption after a crash). */
+  completedChunks?: ReadonlyMap<number, ChunkResult>;
+  /** Called after each chunk; the worker stores it so a restarted job resumes there. */
+  onChunk?: (chunk: ChunkResult, total: number) => Promise<void>;
+}
+
+export interface ChunkResult {
+  index: number;
+  start: number;
+  end: number;
+  language: string;
+  segments: Segment[];
+}
+
+export interface DroppedSegment {
+  start: number;
+  end: number;
+  text: string;
+  reason: string;
+}
+
+export interface TranscriptResult {
+  text: string;
+  /** Language of the text: the detected (or given) one, "en" when translated. */
+  language: string;
+  /** The spoken language as detected or given (differs from `language` when translated). */
+  sourceLanguage: string;
+  duration: number;
+  segments: Segment[];
+  /** Segments removed by the repetition/hallucination guard, for the logs and the tests. */
+  dropped: DroppedSegment[];
+  engine: { name: string; model: string; version?: string };
+}
+
+export interface Transcriber {
+  readonly name: string;
+  transcribe(request: TranscribeRequest): Promise<TranscriptResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * transient: worth retrying (engine process died, timeout, provider 5xx or rate limit).
+ * permanent: retrying cannot help (undecodable audio, missing model, bad request); the
+ * message is shown to the user as is.
+ */
+export class TranscriberError extends Error {
+  override readonly name = "TranscriberError";
+  constructor(
+    readonly kind: "transient" | "permanent",
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}

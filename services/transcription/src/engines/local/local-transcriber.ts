@@ -1,0 +1,206 @@
+import type { Logger } from "@transcribe/platform";
+import { mergeChunks, planChunks, tidySegments } from "../../domain/chunks.js";
+import { guardSegments } from "../../domain/guard.js";
+import {
+  TranscriberError,
+  type ChunkResult,
+  type Segment,
+  type TranscribeRequest,
+  type Transcriber,
+  type TranscriptResult,
+} from "../../domain/transcriber.js";
+import { missingMessage, resolveModel, type ModelLocations } from "./models.js";
+import { EngineCallError, WhisperProcess } from "./whisper-process.js";
+
+export interface LocalTranscriberOptions {
+  python: string;
+  locations: ModelLocations;
+  computeType: string;
+  /** CPU threads for CTranslate2; 0 lets it choose. */
+  threads: number;
+  beamSize: number;
+  /** Long audio is transcribed in windows this long … */
+  chunkSeconds: number;
+  /** … overlapping by this much; seams are merged by chunks.ts. */
+  overlapSeconds: number;
+  /** A chunk may take at most max(60 s, its duration × this factor). */
+  chunkTimeFactor: number;
+  logger: Logger;
+}
+
+interface EngineSegment {
+  start: number;
+  end: number;
+  text: string;
+  avg_logprob: number;
+  compression_ratio: number;
+  no_speech_prob: number;
+  words: Array<{ word: string; start: number; end: number; probability: number }>;
+}
+
+interface EngineResult {
+  language: string;
+  language_probability: number;
+  duration: number;
+  segments: EngineSegment[];
+  load_seconds: number;
+  run_seconds: number;
+}
+
+/**
+ * Whisper on this machine: faster-whisper (CTranslate2, int8 on the CPU) in a Python
+ * process the worker keeps alive (decision 0010). This adapter owns the model files'
+ * resolution, the chunk plan, the seam merge and the repetition guard; Python only runs
+ * the model on one window at a time.
+ */
+export class LocalTranscriber implements Transcriber {
+  readonly name = "local";
+  private readonly engine: WhisperProcess;
+  private version: string | undefined;
+
+  constructor(private readonly options: LocalTranscriberOptions) {
+    this.engine = new WhisperProcess(options.python, options.logger);
+  }
+
+  /** Starts the engine and reports its versions; fails when the Python side is not installed. */
+  async ping(): Promise<{ faster_whisper: string; ctranslate2: string; pid: number }> {
+    try {
+      const info = await this.engine.call<{ faster_whisper: string; ctranslate2: string; pid: number }>(
+        { op: "ping" },
+        { timeoutMs: 60_000 },
+      );
+      this.version = `faster-whisper ${info.faster_whisper}, ctranslate2 ${info.ctranslate2}`;
+      return info;
+    } catch (error) {
+      throw translate(error, "");
+    }
+  }
+
+  /** Finds (or downloads) the model's directory. */
+  async modelDir(name: string, signal?: AbortSignal): Promise<string> {
+    const resolution = resolveModel(name, this.options.locations);
+    if (resolution.kind === "found") return resolution.dir;
+    if (resolution.kind === "missing") throw new TranscriberError("permanent", resolution.message);
+    this.options.logger.info({ model: name, repo: resolution.repo, dir: resolution.dir }, "downloading Whisper model");
+    try {
+      await this.engine.call(
+        { op: "download", name, repo: resolution.repo, output_dir: resolution.dir },
+        {
+          signal,
+          timeoutMs: 60 * 60_000,
+          onEvent: (event) => this.options.logger.info({ model: name }, String(event.message ?? "")),
+        },
+      );
+      return resolution.dir;
+    } catch (error) {
+      if (error instanceof EngineCallError) {
+        throw new TranscriberError("permanent", missingMessage(name, this.options.locations, error.message));
+      }
+      throw error;
+    }
+  }
+
+  async transcribe(request: TranscribeRequest): Promise<TranscriptResult> {
+    const { signal } = request;
+    const modelDir = await this.modelDir(request.engineModel, signal);
+    const windows = planChunks(request.durationSeconds, this.options.chunkSeconds, this.options.overlapSeconds);
+    const chunks: ChunkResult[] = [];
+    let language = request.language;
+    for (const window of windows) {
+      const done = request.completedChunks?.get(window.index);
+      if (done && done.start === window.start && done.end === window.end) {
+        chunks.push(done);
+        language ??= done.language;
+        continue;
+      }
+      signal.throwIfAborted();
+      const isLast = window.index === windows.length - 1;
+      let result: EngineResult;
+      try {
+        result = await this.engine.call<EngineResult>(
+          {
+            op: "transcribe",
+            model_dir: modelDir,
+            compute_type: this.options.computeType,
+            threads: this.options.threads,
+            beam_size: this.options.beamSize,
+            audio: request.audioPath,
+            start: window.start,
+            // The last window reads to the end of the file, whatever media measured.
+            end: isLast ? null : window.end,
+            language: language ?? null,
+            task: request.task,
+            temperature: request.temperature,
+            prompt: request.prompt ?? null,
+            vad: true,
+          },
+          { signal, timeoutMs: Math.max(60_000, (window.end - window.start) * this.options.chunkTimeFactor * 1000) },
+        );
+      } catch (error) {
+        throw translate(error, request.engineModel);
+      }
+      // Later windows use the language detected in the first, so one file is one language.
+      language ??= result.language;
+      const chunk: ChunkResult = {
+        index: window.index,
+        start: window.start,
+        end: isLast ? Math.max(window.end, window.start + result.duration) : window.end,
+        language: result.language,
+        segments: result.segments.map(toSegment),
+      };
+      chunks.push(chunk);
+      await request.onChunk?.(chunk, windows.length);
+    }
+    const duration = Math.max(request.durationSeconds, ...chunks.map((c) => c.end));
+    const merged = mergeChunks(chunks);
+    const guarded = guardSegments(merged);
+    const segments = tidySegments(guarded.segments, duration);
+    const sourceLanguage = language ?? chunks[0]?.language ?? "en";
+    return {
+      text: segments.map((s) => s.text).join(" ").trim(),
+      language: request.task === "translate" ? "en" : sourceLanguage,
+      sourceLanguage,
+      duration,
+      segments,
+      dropped: guarded.dropped,
+      engine: { name: "faster-whisper", model: request.engineModel, ...(this.version ? { version: this.version } : {}) },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.engine.close();
+  }
+
+  /** Kills the Python process at once (a running decode cannot be interrupted otherwise). */
+  kill(): void {
+    this.engine.kill();
+  }
+}
+
+function toSegment(s: EngineSegment): Segment {
+  return {
+    start: s.start,
+    end: s.end,
+    text: s.text,
+    words: s.words.map((w) => ({ word: w.word, start: w.start, end: w.end, probability: w.probability })),
+    avgLogprob: s.avg_logprob,
+    compressionRatio: s.compression_ratio,
+    noSpeechProb: s.no_speech_prob,
+  };
+}
+
+function translate(error: unknown, model: string): Error {
+  if (!(error instanceof EngineCallError)) return error instanceof Error ? error : new Error(String(error));
+  const { kind, message } = error.failure;
+  switch (kind) {
+    case "bad_audio":
+      return new TranscriberError("permanent", `The audio could not be read: ${message}`);
+    case "bad_model":
+      return new TranscriberError("permanent", `The Whisper model "${model}" on this server is damaged: ${message}`);
+    case "not_found":
+    case "bad_request":
+      return new TranscriberError("permanent", message);
+    default:
+      return new TranscriberError("transient", `The Whisper engine failed: ${message}`);
+  }
+}

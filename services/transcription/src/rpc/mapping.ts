@@ -1,0 +1,146 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import {
+  AudioFileSchema,
+  Provider,
+  ResponseFormat,
+  SegmentSchema,
+  TimestampGranularity,
+  TranscriptionConfigSchema,
+  TranscriptionListItemSchema,
+  TranscriptionResultSchema,
+  TranscriptionSchema,
+  TranscriptionStatus,
+  WordSchema,
+  type Settings,
+  type Transcription,
+  type TranscriptionListItem,
+} from "@transcribe/proto/transcription/v1/transcription";
+import type { ResultsTable, SegmentsTable, TranscriptionRow } from "../db/schema.js";
+import type { ProviderName } from "../domain/models.js";
+import type { Granularity, ResponseFormat as Format, SettingsInput } from "../domain/settings.js";
+import type { Status } from "../domain/status.js";
+import type { Selectable } from "kysely";
+
+const statusToProto: Record<Status, TranscriptionStatus> = {
+  pending: TranscriptionStatus.PENDING,
+  processing: TranscriptionStatus.PROCESSING,
+  transcribing: TranscriptionStatus.TRANSCRIBING,
+  completed: TranscriptionStatus.COMPLETED,
+  failed: TranscriptionStatus.FAILED,
+  deleted: TranscriptionStatus.DELETED,
+};
+
+export function toProtoStatus(status: Status): TranscriptionStatus {
+  return statusToProto[status];
+}
+
+export function fromProtoStatus(status: TranscriptionStatus): Status | undefined {
+  return (Object.entries(statusToProto) as Array<[Status, TranscriptionStatus]>).find(([, v]) => v === status)?.[0];
+}
+
+export const providerToProto: Record<ProviderName, Provider> = {
+  local: Provider.LOCAL,
+  groq: Provider.GROQ,
+  elevenlabs: Provider.ELEVENLABS,
+};
+
+const providerFromProto: Partial<Record<Provider, ProviderName>> = {
+  [Provider.LOCAL]: "local",
+  [Provider.GROQ]: "groq",
+  [Provider.ELEVENLABS]: "elevenlabs",
+};
+
+const formatFromProto: Partial<Record<ResponseFormat, Format>> = {
+  [ResponseFormat.JSON]: "json",
+  [ResponseFormat.VERBOSE_JSON]: "verbose_json",
+  [ResponseFormat.TEXT]: "text",
+};
+
+const granularityToProto: Record<Granularity, TimestampGranularity> = {
+  segment: TimestampGranularity.SEGMENT,
+  word: TimestampGranularity.WORD,
+};
+
+export function settingsFromProto(settings: Settings | undefined): SettingsInput {
+  if (!settings) return {};
+  const granularities = settings.timestampGranularities.map((g) => {
+    if (g === TimestampGranularity.SEGMENT) return "segment" as const;
+    if (g === TimestampGranularity.WORD) return "word" as const;
+    return "invalid" as unknown as Granularity;
+  });
+  return {
+    provider: providerFromProto[settings.provider],
+    model: settings.model || undefined,
+    responseFormat: formatFromProto[settings.responseFormat],
+    timestampGranularities: granularities,
+    temperature: settings.temperature,
+    language: settings.language,
+    prompt: settings.prompt,
+    translateToEn: settings.translateToEn,
+  };
+}
+
+export function toListItem(row: TranscriptionRow): TranscriptionListItem {
+  return create(TranscriptionListItemSchema, {
+    id: row.id,
+    displayName: row.display_name,
+    duration: row.duration,
+    model: row.settings.model,
+    status: toProtoStatus(row.status),
+    uploadedAt: timestampFromDate(row.uploaded_at),
+  });
+}
+
+export function toDetail(
+  row: TranscriptionRow,
+  result: { result: Selectable<ResultsTable>; segments: Array<Selectable<SegmentsTable>> } | undefined,
+): Transcription {
+  const withWords = row.settings.timestampGranularities.includes("word");
+  return create(TranscriptionSchema, {
+    id: row.id,
+    displayName: row.display_name,
+    status: toProtoStatus(row.status),
+    config: create(TranscriptionConfigSchema, {
+      model: row.settings.model,
+      language: row.settings.language,
+      timestampGranularities: row.settings.timestampGranularities.map((g) => granularityToProto[g]),
+    }),
+    audioFile: create(AudioFileSchema, {
+      fileId: row.file_id,
+      fileName: row.file_name,
+      ...(row.content_type ? { contentType: row.content_type } : {}),
+    }),
+    ...(result
+      ? {
+          result: create(TranscriptionResultSchema, {
+            id: result.result.id,
+            text: result.result.text,
+            language: result.result.language,
+            duration: result.result.duration,
+            segments: result.segments.map((s) =>
+              create(SegmentSchema, {
+                id: s.position,
+                start: s.start_seconds,
+                end: s.end_seconds,
+                text: s.text,
+                words: withWords
+                  ? s.words.map((w) =>
+                      create(WordSchema, {
+                        word: w.word.trim(),
+                        start: w.start,
+                        end: w.end,
+                        ...(w.probability !== undefined ? { probability: w.probability } : {}),
+                      }),
+                    )
+                  : [],
+              }),
+            ),
+          }),
+        }
+      : {}),
+    createdAt: timestampFromDate(row.created_at),
+    updatedAt: timestampFromDate(row.updated_at),
+    ...(row.status === "failed" && row.error ? { error: row.error } : {}),
+  });
+}

@@ -1,0 +1,300 @@
+import { randomUUID } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Client, type ServiceImpl } from "@connectrpc/connect";
+import { AppError, enqueueEvents, fromConnectError, newEvent, type Logger } from "@transcribe/platform";
+import type { BillingService } from "@transcribe/proto/billing/v1/billing";
+import { TranscriptDeletedSchema, TranscriptionCreatedSchema, TranscriptRenamedSchema } from "@transcribe/proto/events/v1/events";
+import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
+import {
+  ModelSchema,
+  TranscriptionService,
+  TranscriptionStatus,
+} from "@transcribe/proto/transcription/v1/transcription";
+import { sql } from "kysely";
+import { catalogWithAvailability, availabilityOf, type CatalogEnvironment } from "../catalog.js";
+import {
+  findTranscription,
+  insertJob,
+  json,
+  listTranscriptions,
+  loadResult,
+  type Db,
+} from "../db/repository.js";
+import { AUTO_LANGUAGE } from "../domain/languages.js";
+import { engineModelFor, findModel } from "../domain/models.js";
+import { validateName, validateSettings, type JobSettings } from "../domain/settings.js";
+import { canRetry } from "../domain/status.js";
+import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem } from "./mapping.js";
+
+export interface TranscriptionServiceDeps {
+  db: Db;
+  media: Client<typeof MediaService>;
+  billing?: Client<typeof BillingService> | undefined;
+  catalog: CatalogEnvironment;
+  maxAttempts: number;
+  logger: Logger;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function requireUser(userId: string): string {
+  if (!userId) throw new AppError("invalid_argument", "user_id is required");
+  return userId;
+}
+
+const notFound = () => new AppError("not_found", "Transcription not found");
+
+/** Ids that are not uuids cannot exist; answering NOT_FOUND keeps PostgreSQL from a cast error. */
+function requireId(id: string): string {
+  if (!uuidPattern.test(id)) throw notFound();
+  return id;
+}
+
+export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): ServiceImpl<typeof TranscriptionService> {
+  const { db } = deps;
+
+  async function fileOf(userId: string, fileId: string): Promise<File> {
+    if (!uuidPattern.test(fileId)) throw new AppError("not_found", "File not found", { field: "file_id" });
+    try {
+      const { file } = await deps.media.getFile({ userId, fileId });
+      if (!file) throw new AppError("not_found", "File not found", { field: "file_id" });
+      return file;
+    } catch (error) {
+      const appError = fromConnectError(error);
+      if (appError.code === "not_found") throw new AppError("not_found", "File not found", { field: "file_id" });
+      throw appError;
+    }
+  }
+
+  function requireProcessed(file: File): void {
+    if (file.status === FileStatus.UPLOADING || file.status === FileStatus.UNSPECIFIED) {
+      throw new AppError("failed_precondition", "File is not processed yet: its upload has not been completed", { field: "file_id" });
+    }
+    if (file.status === FileStatus.FAILED) {
+      throw new AppError("failed_precondition", `File could not be processed${file.error ? `: ${file.error}` : ""}`, {
+        field: "file_id",
+      });
+    }
+  }
+
+  let quotaUnimplementedLogged = false;
+  async function checkQuota(userId: string, seconds: number): Promise<void> {
+    if (!deps.billing) return;
+    let answer;
+    try {
+      answer = await deps.billing.checkQuota({ userId, audioSeconds: Math.max(seconds, 1) });
+    } catch (error) {
+      // A billing service that does not implement CheckQuota yet (this build) enforces no
+      // quota; any other failure refuses the job rather than give free usage silently.
+      if (error instanceof ConnectError && error.code === Code.Unimplemented) {
+        if (!quotaUnimplementedLogged) deps.logger.warn("billing does not implement CheckQuota; no trial limit is enforced");
+        quotaUnimplementedLogged = true;
+        return;
+      }
+      const appError = fromConnectError(error);
+      throw new AppError("unavailable", `Usage limits cannot be checked right now: ${appError.message}`);
+    }
+    if (!answer.allowed) {
+      throw new AppError("resource_exhausted", "Trial limit reached: upgrade to premium to transcribe more", {
+        used: answer.used,
+        limit: answer.limit,
+      });
+    }
+  }
+
+  function checkedSettings(input: ReturnType<typeof settingsFromProto>): { settings: JobSettings; engineModel: string; message?: string } {
+    const { settings, model } = validateSettings(input);
+    const availability = availabilityOf(model, deps.catalog);
+    if (!availability.available) throw new AppError("failed_precondition", `${model.name}: ${availability.reason}`, { field: "model" });
+    const { engineModel, message } = engineModelFor(model, settings.translateToEn);
+    return { settings, engineModel, ...(message ? { message } : {}) };
+  }
+
+  return {
+    async listModels() {
+      return {
+        models: catalogWithAvailability(deps.catalog).map(({ model, available, reason }) =>
+          create(ModelSchema, {
+            id: model.id,
+            provider: providerToProto[model.provider],
+            name: model.name,
+            languages: [AUTO_LANGUAGE, ...model.languages],
+            translation: model.translation,
+            available,
+            ...(reason ? { reason } : model.note ? { reason: model.note } : {}),
+          }),
+        ),
+      };
+    },
+
+    async createTranscription(request) {
+      const userId = requireUser(request.userId);
+      const { settings, engineModel, message } = checkedSettings(settingsFromProto(request.settings));
+      const file = await fileOf(userId, request.fileId);
+      requireProcessed(file);
+      await checkQuota(userId, file.duration);
+      const id = randomUUID();
+      const jobId = randomUUID();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("transcriptions")
+          .values({
+            id,
+            user_id: userId,
+            file_id: file.id,
+            display_name: file.fileName,
+            file_name: file.fileName,
+            content_type: file.contentType || null,
+            duration: file.duration,
+            uploaded_at: file.createdAt ? timestampDate(file.createdAt) : new Date(),
+            raw_key: file.rawKey,
+            processed_key: file.processedKey ?? null,
+            status: "pending",
+            error: null,
+            current_job_id: jobId,
+            settings: json(settings),
+            result_id: null,
+            deleted_at: null,
+          })
+          .execute();
+        await insertJob(trx, { id: jobId, transcriptionId: id, userId, settings, engineModel, maxAttempts: deps.maxAttempts });
+        await enqueueEvents(trx, [newEvent(TranscriptionCreatedSchema, { jobId, userId })]);
+      });
+      deps.logger.info({ transcriptionId: id, jobId, model: settings.model, engineModel }, "transcription created");
+      return { jobId, transcriptionId: id, ...(message ? { message } : {}) };
+    },
+
+    async listTranscriptions(request) {
+      const userId = requireUser(request.userId);
+      if (request.limit < 0) throw new AppError("invalid_argument", "limit must not be negative", { field: "limit" });
+      if (request.offset < 0) throw new AppError("invalid_argument", "offset must not be negative", { field: "offset" });
+      let status;
+      if (request.status !== undefined && request.status !== TranscriptionStatus.UNSPECIFIED) {
+        status = fromProtoStatus(request.status);
+        if (!status || status === "deleted") throw new AppError("invalid_argument", "Unknown status filter", { field: "status" });
+      }
+      const { rows, total } = await listTranscriptions(db, userId, {
+        limit: request.limit === 0 ? 20 : Math.min(request.limit, 100),
+        offset: request.offset,
+        status,
+        query: request.query?.trim() || undefined,
+      });
+      return { transcriptions: rows.map(toListItem), totalCount: total };
+    },
+
+    async getTranscription(request) {
+      const userId = requireUser(request.userId);
+      const row = await findTranscription(db, userId, requireId(request.id));
+      if (!row) throw notFound();
+      const result = row.result_id ? await loadResult(db, row.result_id) : undefined;
+      return { transcription: toDetail(row, result) };
+    },
+
+    async renameTranscription(request) {
+      const userId = requireUser(request.userId);
+      const id = requireId(request.id);
+      const newName = validateName(request.newName);
+      const row = await db.transaction().execute(async (trx) => {
+        const current = await trx
+          .selectFrom("transcriptions")
+          .selectAll()
+          .where("id", "=", id)
+          .where("user_id", "=", userId)
+          .where("status", "<>", "deleted")
+          .forUpdate()
+          .executeTakeFirst();
+        if (!current) throw notFound();
+        if (current.display_name === newName) return current;
+        const updated = await trx
+          .updateTable("transcriptions")
+          .set({ display_name: newName, updated_at: sql`now()` })
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const renamedAt = new Date();
+        await enqueueEvents(trx, [
+          newEvent(TranscriptRenamedSchema, {
+            transcriptId: id,
+            userId,
+            oldName: current.display_name,
+            newName,
+            renamedAt: { seconds: BigInt(Math.floor(renamedAt.getTime() / 1000)), nanos: (renamedAt.getTime() % 1000) * 1e6 },
+          }),
+        ]);
+        return updated;
+      });
+      return { transcription: toListItem(row) };
+    },
+
+    async deleteTranscription(request) {
+      const userId = requireUser(request.userId);
+      const id = requireId(request.id);
+      await db.transaction().execute(async (trx) => {
+        const current = await trx
+          .selectFrom("transcriptions")
+          .selectAll()
+          .where("id", "=", id)
+          .where("user_id", "=", userId)
+          .where("status", "<>", "deleted")
+          .forUpdate()
+          .executeTakeFirst();
+        if (!current) throw notFound();
+        await trx
+          .updateTable("transcriptions")
+          .set({ status: "deleted", deleted_at: sql`now()`, updated_at: sql`now()` })
+          .where("id", "=", id)
+          .execute();
+        // A running job is abandoned: its worker's next heartbeat finds no live job and stops.
+        await trx
+          .updateTable("transcription_jobs")
+          .set({ status: "cancelled", finished_at: sql`now()`, last_error: "Transcription deleted" })
+          .where("transcription_id", "=", id)
+          .where("status", "in", ["pending", "processing", "transcribing"])
+          .execute();
+        await enqueueEvents(trx, [
+          newEvent(TranscriptDeletedSchema, {
+            transcriptId: id,
+            userId,
+            rawKey: current.raw_key,
+            processedKey: current.processed_key ?? "",
+          }),
+        ]);
+      });
+      return {};
+    },
+
+    async retryTranscription(request) {
+      const userId = requireUser(request.userId);
+      const id = requireId(request.id);
+      const existing = await findTranscription(db, userId, id);
+      if (!existing) throw notFound();
+      const input = request.settings
+        ? settingsFromProto(request.settings)
+        : { ...existing.settings, model: findModel(existing.settings.model) ? existing.settings.model : undefined };
+      const { settings, engineModel } = checkedSettings(input);
+      if (!canRetry(existing.status)) {
+        throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
+      }
+      await checkQuota(userId, existing.duration);
+      const jobId = randomUUID();
+      await db.transaction().execute(async (trx) => {
+        // The guard against a concurrent retry: only the caller that moves the row from
+        // completed/failed starts a job.
+        const moved = await trx
+          .updateTable("transcriptions")
+          .set({ status: "pending", error: null, current_job_id: jobId, settings: json(settings), updated_at: sql`now()` })
+          .where("id", "=", id)
+          .where("user_id", "=", userId)
+          .where("status", "in", ["completed", "failed"])
+          .executeTakeFirst();
+        if (Number(moved.numUpdatedRows) !== 1) {
+          throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
+        }
+        await insertJob(trx, { id: jobId, transcriptionId: id, userId, settings, engineModel, maxAttempts: deps.maxAttempts });
+        await enqueueEvents(trx, [newEvent(TranscriptionCreatedSchema, { jobId, userId })]);
+      });
+      return { jobId };
+    },
+  };
+}

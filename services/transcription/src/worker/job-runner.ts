@@ -1,0 +1,392 @@
+import { randomUUID } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import { enqueueEvents, fromConnectError, newEvent, type Logger } from "@transcribe/platform";
+import {
+  TranscriptionCompletedSchema,
+  TranscriptionFailedSchema,
+  TranscriptionOutcome,
+  TranscriptionStartedSchema,
+} from "@transcribe/proto/events/v1/events";
+import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
+import { sql } from "kysely";
+import {
+  advanceJob,
+  advanceTranscription,
+  heartbeat,
+  insertResult,
+  leaseJob,
+  loadChunks,
+  releaseJob,
+  saveChunk,
+  type Db,
+  type LeasedJob,
+} from "../db/repository.js";
+import { AUTO_LANGUAGE } from "../domain/languages.js";
+import { findModel } from "../domain/models.js";
+import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
+
+export interface JobRunnerOptions {
+  leaseSeconds: number;
+  pollMs: number;
+  retryBaseMs: number;
+  mediaWaitMaxSeconds: number;
+  timeFactor: number;
+  concurrency: number;
+}
+
+export interface JobRunnerDeps {
+  db: Db;
+  media: Client<typeof MediaService>;
+  logger: Logger;
+  /** One transcriber per concurrent slot (a local engine process holds one job at a time). */
+  createTranscriber(provider: string): Transcriber;
+  options: JobRunnerOptions;
+  /** Identifies this worker in leases; unique per process. */
+  owner?: string;
+}
+
+class LeaseLost extends Error {
+  constructor() {
+    super("The job's lease was lost (taken over, cancelled or purged)");
+  }
+}
+
+class ShuttingDown extends Error {
+  constructor() {
+    super("The worker is stopping");
+  }
+}
+
+class TimeLimit extends TranscriberError {
+  constructor(seconds: number) {
+    super("transient", `The transcription took longer than its time limit (${Math.round(seconds)} s)`);
+  }
+}
+
+/** Retry delay after `attempts` failed leases: base × 2^(attempts−1), capped at 10 minutes, with ±20% jitter. */
+export function backoffMs(attempts: number, baseMs: number): number {
+  const raw = Math.min(10 * 60_000, baseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(raw * (0.8 + Math.random() * 0.4));
+}
+
+/** A job may run for 120 s plus its audio's duration times the factor: long files get long limits. */
+export function timeLimitSeconds(durationSeconds: number, factor: number): number {
+  return 120 + Math.max(0, durationSeconds) * factor;
+}
+
+/**
+ * The worker loop: lease a job from the durable table, keep the lease alive with
+ * heartbeats, run the provider, and commit the outcome only while still holding the
+ * lease. A worker killed at any moment leaves a lease that expires; another worker
+ * (or this one after a restart) takes the job over and resumes after the chunks
+ * already stored. Completion is one guarded transaction, so a job completes once.
+ */
+export class JobRunner {
+  readonly owner: string;
+  private running = false;
+  private readonly stopping = new AbortController();
+  private loops: Array<Promise<void>> = [];
+  private readonly transcribers: Transcriber[] = [];
+
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.owner = deps.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (let slot = 0; slot < this.deps.options.concurrency; slot++) this.loops.push(this.loop(slot));
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.stopping.abort(new ShuttingDown());
+    await Promise.allSettled(this.loops);
+    await Promise.allSettled(this.transcribers.map((t) => t.close()));
+  }
+
+  private async loop(slot: number): Promise<void> {
+    const transcribers = new Map<string, Transcriber>();
+    const transcriberFor = (provider: string) => {
+      let t = transcribers.get(provider);
+      if (!t) {
+        t = this.deps.createTranscriber(provider);
+        transcribers.set(provider, t);
+        this.transcribers.push(t);
+      }
+      return t;
+    };
+    while (this.running) {
+      let job: LeasedJob | undefined;
+      try {
+        job = await leaseJob(this.deps.db, this.owner, this.deps.options.leaseSeconds);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, slot }, "could not lease a job");
+      }
+      if (!job) {
+        await sleep(this.deps.options.pollMs, this.stopping.signal);
+        continue;
+      }
+      await this.run(job, transcriberFor);
+    }
+  }
+
+  /** Runs one leased job to an outcome (completed, failed, released for a retry, or abandoned). */
+  async run(job: LeasedJob, transcriberFor: (provider: string) => Transcriber): Promise<void> {
+    const { db, logger, options } = this.deps;
+    const log = logger.child({ jobId: job.id, transcriptionId: job.transcription_id, attempt: job.attempts });
+    const controller = new AbortController();
+    const onStop = () => controller.abort(new ShuttingDown());
+    this.stopping.signal.addEventListener("abort", onStop, { once: true });
+    const beat = setInterval(() => {
+      heartbeat(db, job.id, this.owner, options.leaseSeconds)
+        .then((held) => {
+          if (!held) controller.abort(new LeaseLost());
+        })
+        .catch((error: unknown) => log.warn({ err: error }, "heartbeat failed"));
+    }, Math.max(250, (options.leaseSeconds * 1000) / 3));
+    let audioPath: string | undefined;
+    try {
+      if (job.attempts > job.max_attempts) {
+        await this.fail(job, job.last_error ? `The transcription kept failing: ${job.last_error}` : "The transcription kept failing");
+        return;
+      }
+      const file = await this.fileOf(job);
+      if (!file) return;
+      await this.markTranscribing(job, file);
+      const limit = timeLimitSeconds(file.duration, options.timeFactor);
+      const timer = setTimeout(() => controller.abort(new TimeLimit(limit)), limit * 1000);
+      try {
+        audioPath = await this.download(job, controller.signal);
+        const result = await this.transcribe(job, file, audioPath, transcriberFor, controller.signal);
+        await this.complete(job, result, log);
+      } finally {
+        clearTimeout(timer);
+      }
+    } catch (error) {
+      await this.onError(job, controller.signal.reason ?? error, error, log);
+    } finally {
+      clearInterval(beat);
+      this.stopping.signal.removeEventListener("abort", onStop);
+      if (audioPath) await rm(audioPath, { force: true }).catch(() => {});
+    }
+  }
+
+  private async onError(job: LeasedJob, reason: unknown, error: unknown, log: Logger): Promise<void> {
+    const { db, options } = this.deps;
+    if (reason instanceof LeaseLost) {
+      log.warn("lease lost; leaving the job to its new owner");
+      return;
+    }
+    if (reason instanceof ShuttingDown) {
+      // Hand the job back at once; the next worker resumes after the stored chunks.
+      await releaseJob(db, job.id, this.owner, { delayMs: 0, refundAttempt: true }).catch(() => {});
+      log.info("worker stopping; job released");
+      return;
+    }
+    const failure = reason instanceof TranscriberError ? reason : error;
+    const message = readable(failure);
+    const permanent = failure instanceof TranscriberError && failure.kind === "permanent";
+    if (permanent || job.attempts >= job.max_attempts) {
+      log.warn({ err: failure }, "job failed");
+      await this.fail(job, permanent ? message : `The transcription failed ${job.attempts} times: ${message}`);
+      return;
+    }
+    const delay = failure instanceof TranscriberError && failure.retryAfterMs ? failure.retryAfterMs : backoffMs(job.attempts, options.retryBaseMs);
+    log.warn({ err: failure, retryInMs: delay }, "job failed; retrying later");
+    await releaseJob(db, job.id, this.owner, { delayMs: delay, error: message });
+  }
+
+  /** The job's file from media; undefined when the job was handed back or ended here. */
+  private async fileOf(job: LeasedJob): Promise<File | undefined> {
+    const { db, media, options } = this.deps;
+    let file: File | undefined;
+    try {
+      file = (await media.getFile({ userId: job.user_id, fileId: job.file_id })).file;
+    } catch (error) {
+      const appError = fromConnectError(error);
+      if (appError.code === "not_found") {
+        await this.fail(job, "The audio file no longer exists");
+        return undefined;
+      }
+      throw new TranscriberError("transient", `The media service did not answer: ${appError.message}`);
+    }
+    if (!file) {
+      await this.fail(job, "The audio file no longer exists");
+      return undefined;
+    }
+    if (file.status === FileStatus.FAILED) {
+      await this.fail(job, `The file could not be processed${file.error ? `: ${file.error}` : ""}`);
+      return undefined;
+    }
+    if (file.status !== FileStatus.READY) {
+      const waited = (Date.now() - job.created_at.getTime()) / 1000;
+      if (waited > options.mediaWaitMaxSeconds) {
+        await this.fail(job, "The file was not prepared in time");
+        return undefined;
+      }
+      await db.transaction().execute(async (trx) => {
+        if (await advanceJob(trx, job.id, this.owner, "processing")) {
+          await advanceTranscription(trx, job.transcription_id, job.id, "processing");
+        }
+      });
+      // Waiting for media is not a failed attempt.
+      await releaseJob(db, job.id, this.owner, { delayMs: 2_000, refundAttempt: true });
+      return undefined;
+    }
+    return file;
+  }
+
+  private async markTranscribing(job: LeasedJob, file: File): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const moved = await advanceJob(trx, job.id, this.owner, "transcribing", { started_at: sql`coalesce(started_at, now())` });
+      if (moved) await advanceTranscription(trx, job.transcription_id, job.id, "transcribing");
+      await trx
+        .updateTable("transcriptions")
+        .set({ duration: file.duration, processed_key: file.processedKey ?? null, raw_key: file.rawKey })
+        .where("id", "=", job.transcription_id)
+        .execute();
+      const first = await trx
+        .updateTable("transcription_jobs")
+        .set({ started_event_sent: true })
+        .where("id", "=", job.id)
+        .where("started_event_sent", "=", false)
+        .executeTakeFirst();
+      if (Number(first.numUpdatedRows) === 1) await enqueueEvents(trx, [newEvent(TranscriptionStartedSchema, { jobId: job.id })]);
+    });
+  }
+
+  /** Fetches the audio through a short-lived URL from media into a temporary file. */
+  private async download(job: LeasedJob, signal: AbortSignal): Promise<string> {
+    let url: string;
+    try {
+      url = (await this.deps.media.getAudioUrl({ userId: job.user_id, fileId: job.file_id }, { signal })).url;
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const appError = fromConnectError(error);
+      if (appError.code === "not_found") throw new TranscriberError("permanent", "The audio file no longer exists");
+      throw new TranscriberError("transient", `The media service did not answer: ${appError.message}`);
+    }
+    const dir = path.join(tmpdir(), "transcribe-worker");
+    await mkdir(dir, { recursive: true });
+    const target = path.join(dir, `${job.id}-${randomUUID().slice(0, 8)}`);
+    let response: Response;
+    try {
+      response = await fetch(url, { signal });
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw new TranscriberError("transient", `The audio could not be fetched: ${(error as Error).message}`);
+    }
+    if (!response.ok || !response.body) {
+      throw new TranscriberError(response.status >= 500 ? "transient" : "permanent", `The audio could not be fetched (HTTP ${response.status})`);
+    }
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), createWriteStream(target), { signal });
+    return target;
+  }
+
+  private async transcribe(
+    job: LeasedJob,
+    file: File,
+    audioPath: string,
+    transcriberFor: (provider: string) => Transcriber,
+    signal: AbortSignal,
+  ): Promise<TranscriptResult> {
+    const { db, logger } = this.deps;
+    const settings = job.settings;
+    const model = findModel(settings.model);
+    if (!model) throw new TranscriberError("permanent", `Unknown model: ${settings.model}`);
+    const completedChunks = await loadChunks(db, job.id);
+    if (completedChunks.size > 0) logger.info({ jobId: job.id, chunks: completedChunks.size }, "resuming after stored chunks");
+    return transcriberFor(model.provider).transcribe({
+      audioPath,
+      durationSeconds: file.duration,
+      engineModel: job.engine_model,
+      language: settings.language === AUTO_LANGUAGE ? undefined : settings.language,
+      task: settings.translateToEn ? "translate" : "transcribe",
+      temperature: settings.temperature,
+      prompt: settings.prompt,
+      signal,
+      completedChunks,
+      onChunk: async (chunk, total) => {
+        const held = await saveChunk(db, job.id, this.owner, chunk);
+        if (!held) throw new LeaseLost();
+        logger.info({ jobId: job.id, chunk: chunk.index + 1, of: total }, "chunk transcribed");
+      },
+    });
+  }
+
+  private async complete(job: LeasedJob, result: TranscriptResult, log: Logger): Promise<void> {
+    const resultId = randomUUID();
+    const committed = await this.deps.db.transaction().execute(async (trx) => {
+      const moved = await advanceJob(trx, job.id, this.owner, "completed", { finished_at: sql`now()`, last_error: null });
+      if (!moved) return false;
+      await insertResult(trx, resultId, job.transcription_id, job.id, result);
+      await advanceTranscription(trx, job.transcription_id, job.id, "completed", { result_id: resultId, error: null });
+      await trx.deleteFrom("transcription_job_chunks").where("job_id", "=", job.id).execute();
+      await enqueueEvents(trx, [
+        newEvent(TranscriptionCompletedSchema, {
+          status: TranscriptionOutcome.SUCCESS,
+          jobId: job.id,
+          userId: job.user_id,
+          audioDuration: result.duration,
+        }),
+      ]);
+      return true;
+    });
+    if (committed) {
+      log.info(
+        { segments: result.segments.length, language: result.language, dropped: result.dropped.length },
+        "transcription completed",
+      );
+    } else {
+      log.warn("job no longer ours at completion; result discarded");
+    }
+  }
+
+  private async fail(job: LeasedJob, message: string): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const moved = await advanceJob(trx, job.id, this.owner, "failed", { finished_at: sql`now()`, last_error: message });
+      if (!moved) return;
+      await advanceTranscription(trx, job.transcription_id, job.id, "failed", { error: message });
+      await trx.deleteFrom("transcription_job_chunks").where("job_id", "=", job.id).execute();
+      await enqueueEvents(trx, [
+        newEvent(TranscriptionCompletedSchema, {
+          status: TranscriptionOutcome.FAILED,
+          jobId: job.id,
+          userId: job.user_id,
+          error: message,
+          audioDuration: 0,
+        }),
+        newEvent(TranscriptionFailedSchema, { jobId: job.id, userId: job.user_id, error: message, failedAt: timestampNow() }),
+      ]);
+    });
+  }
+}
+
+function readable(error: unknown): string {
+  if (error instanceof TranscriberError) return error.message;
+  if (error instanceof Error && error.name === "AppError") return error.message;
+  return "An unexpected error stopped the transcription";
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

