@@ -80,15 +80,21 @@ export const fileSizeSchema = z
   .positive(VALIDATION_MESSAGES.fileEmpty)
   .max(MAX_UPLOAD_BYTES, VALIDATION_MESSAGES.fileTooLarge);
 
+/**
+ * A file as GET /api/v1/files returns it. The server-side record of spec §3 also holds
+ * rawKey, processedKey and chunks; storage keys never leave the server, so the client
+ * sees the chunk count instead.
+ */
 export const uploadedFileSchema = z.object({
-  id: z.uuid(),
-  fileName: fileNameSchema,
-  fileSize: z.number().positive(),
+  id: z.string(),
+  fileName: z.string(),
+  fileSize: z.number().int().min(0),
   contentType: z.string(),
-  duration: z.number().positive(),
-  rawKey: z.string(),
-  processedKey: z.string().optional(),
-  chunks: z.array(z.string()).optional(),
+  duration: z.number().min(0),
+  status: z.enum(["uploading", "processing", "ready", "failed"]),
+  error: z.string().nullable(),
+  chunkCount: z.number().int().min(0),
+  createdAt: isoDate,
 });
 export type UploadedFile = z.infer<typeof uploadedFileSchema>;
 
@@ -101,7 +107,7 @@ export const uploadRequestSchema = z.object({
 });
 export type UploadRequest = z.infer<typeof uploadRequestSchema>;
 
-export const uploadResponseSchema = z.object({ uploadUrl: z.string(), fileId: z.string() });
+export const uploadResponseSchema = z.object({ uploadUrl: z.string(), fileId: z.string(), expiresAt: isoDate.optional() });
 export const audioUrlResponseSchema = z.object({ url: z.string(), expiresAt: isoDate });
 
 // ---- transcriptions ------------------------------------------------------------------
