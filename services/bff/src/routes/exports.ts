@@ -1,0 +1,64 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import { ExportFormat, type ExportService } from "@transcribe/proto/export/v1/export";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { apiErrorSchema } from "../http/api-error.js";
+import { signedInUserId } from "../http/signed-in-user.js";
+
+const formats = {
+  txt: ExportFormat.TXT,
+  docx: ExportFormat.DOCX,
+  pdf: ExportFormat.PDF,
+  srt: ExportFormat.SRT,
+  vtt: ExportFormat.VTT,
+  json: ExportFormat.JSON,
+} as const;
+type FormatName = keyof typeof formats;
+const formatNames = Object.keys(formats) as [FormatName, ...FormatName[]];
+
+export const exportRequestSchema = z
+  .object({
+    format: z.enum(formatNames).describe("txt, docx, pdf, srt (spec), vtt or json"),
+    include_timestamps: z.boolean().default(false).describe("txt, docx, pdf: prefix each segment with its start time"),
+  })
+  .meta({ id: "ExportRequest" });
+
+export const exportResponseSchema = z
+  .object({
+    download_url: z.string().describe("Short-lived signed URL; the file is named after the transcript"),
+    format: z.enum(formatNames),
+    expires_at: z.iso.datetime(),
+  })
+  .meta({ id: "ExportResponse" });
+
+/** POST /api/v1/transcriptions/{id}/export (spec §7): renders in the export service, returns a download URL. */
+export const exportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof ExportService> }> = async (app, { client }) => {
+  app.post(
+    "/api/v1/transcriptions/:id/export",
+    {
+      schema: {
+        tags: ["exports"],
+        summary: "Export a completed transcript",
+        security: [{ session: [] }],
+        params: z.object({ id: z.string().min(1).max(64) }),
+        body: exportRequestSchema,
+        response: { 200: exportResponseSchema, 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema },
+      },
+    },
+    async (request) => {
+      const format = request.body.format;
+      const result = await client.createExport({
+        userId: signedInUserId(request),
+        transcriptionId: request.params.id,
+        format: formats[format],
+        includeTimestamps: request.body.include_timestamps,
+      });
+      return {
+        download_url: result.downloadUrl,
+        format,
+        expires_at: (result.expiresAt ? timestampDate(result.expiresAt) : new Date()).toISOString(),
+      };
+    },
+  );
+};
