@@ -22,6 +22,7 @@ const { values } = parseArgs({
     model: { type: "string", default: "tiny.en" },
     chunk: { type: "string", default: "300" },
     overlap: { type: "string", default: "5" },
+    beam: { type: "string", default: "5" },
   },
 });
 
@@ -77,7 +78,7 @@ const engine = new LocalTranscriber({
   locations: { explicit: {}, modelsDir: process.env.WHISPER_MODELS_DIR ?? path.join(cache, "models"), dataModelsDir: ".data/models", allowDownload: false },
   computeType: "int8",
   threads: 0,
-  beamSize: 1,
+  beamSize: Number(values.beam),
   chunkSeconds: Number(values.chunk),
   overlapSeconds: Number(values.overlap),
   chunkTimeFactor: 20,
@@ -93,8 +94,15 @@ const result = await engine.transcribe({
   task: "transcribe",
   temperature: 0,
   signal: new AbortController().signal,
-  onChunk: async () => {
+  onChunk: async (chunk) => {
     chunks++;
+    if (process.env.DEBUG_SEAMS) {
+      const from = Number(process.env.DEBUG_SEAMS) - 12;
+      const to = from + 24;
+      const ws = chunk.segments.flatMap((s) => s.words).filter((w) => w.end > from && w.start < to);
+      console.error(`chunk ${chunk.index} [${chunk.start}, ${chunk.end}]: ${ws.map((w) => `${w.word.trim()}@${w.start.toFixed(1)}`).join(" ")}`);
+      console.error(`   segments: ${chunk.segments.filter((s) => s.end > from && s.start < to).map((s) => `[${s.start.toFixed(1)}-${s.end.toFixed(1)}]${s.text}`).join(" | ")}`);
+    }
   },
 });
 const seconds = (performance.now() - started) / 1000;
@@ -170,6 +178,7 @@ const report = {
   chunks,
   chunk_seconds: Number(values.chunk),
   overlap_seconds: Number(values.overlap),
+  beam_size: Number(values.beam),
   wall_seconds: Math.round(seconds),
   rtf: Number((seconds / duration).toFixed(3)),
   wer: Number(((aligned.substitutions + aligned.insertions + aligned.deletions) / reference.length).toFixed(3)),

@@ -149,6 +149,20 @@ describe("TrackUserSignup → PostHog", () => {
     expect(received.some((r) => r.body?.api_key === "phc_test")).toBe(true);
   });
 
+  it("PostHog unreachable: the delivery fails (the bus retries it) and is not marked processed", async () => {
+    const { freePort } = await import("@transcribe/platform/testing");
+    const down = createAnalytics({ key: "phc_test", host: `http://127.0.0.1:${await freePort()}`, logger });
+    const envelope = signupEnvelope("user-789");
+    await expect(analyticsConsumer(h.database.db, down)(envelope)).rejects.toThrow();
+    await down.shutdown();
+    received.length = 0;
+    const up = createAnalytics({ key: "phc_test", host, logger });
+    await analyticsConsumer(h.database.db, up)(envelope);
+    await up.shutdown();
+    const events = received.flatMap((r) => (Array.isArray(r.body?.batch) ? r.body.batch : []));
+    expect(events.filter((e: any) => e.uuid === envelope.id)).toHaveLength(1);
+  });
+
   it("without a key nothing is sent", async () => {
     received.length = 0;
     const analytics = createAnalytics({ key: undefined, host, logger });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServiceClient, enterRequestContext, type Logger, REQUEST_ID_HEADER } from "@transcribe/platform";
+import { ExportService } from "@transcribe/proto/export/v1/export";
 import { MediaService } from "@transcribe/proto/media/v1/media";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
@@ -12,7 +13,8 @@ import { createSessionResolver, requireSessionOnApi } from "./http/session.js";
 import { healthRoutes } from "./routes/health.js";
 import { meRoutes } from "./routes/me.js";
 import { mediaRoutes } from "./routes/media.js";
-import { storageProxy } from "./routes/storage-proxy.js";
+import { exportRoutes } from "./routes/exports.js";
+import { EXPORT_STORAGE_PREFIX, STORAGE_PREFIX, storageProxy } from "./routes/storage-proxy.js";
 import { transcriptionRoutes } from "./routes/transcriptions.js";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { createAuthClient, createHealthClients, upstreamUrls } from "./upstreams.js";
@@ -46,7 +48,13 @@ export async function buildBff(config: BffConfig, logger: Logger) {
     client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
   });
-  await storageProxy(app, { mediaUrl: urls.media });
+  await app.register(exportRoutes, { client: createServiceClient(ExportService, urls.export, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
+  await storageProxy(app, {
+    upstreams: [
+      { prefix: STORAGE_PREFIX, url: urls.media, methods: ["GET", "HEAD", "PUT"] },
+      { prefix: EXPORT_STORAGE_PREFIX, url: urls.export, methods: ["GET", "HEAD"] },
+    ],
+  });
   await authProxy(app, { authUrl: urls.auth, timeoutMs: config.SERVICE_TIMEOUT_MS });
   await spa(app, { distDir: config.WEB_DIST_DIR });
   return app;

@@ -14,7 +14,7 @@ import {
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { downloadBaseUrl, DOWNLOAD_PATH, storageDirOf, type ExportConfig } from "./config.js";
 import type { ExportDatabase } from "./db/schema.js";
-import { FontConfigError, loadFontSet, renderPdf, type FontSet } from "./domain/index.js";
+import { FontConfigError, loadFontSet, renderDocx, renderPdf, type FontSet, type Transcript } from "./domain/index.js";
 import { cleanupHandler, cleanupTopics } from "./events/cleanup.js";
 import { ExportManager } from "./exports.js";
 import { exportRoutes } from "./rpc/export-service.js";
@@ -70,12 +70,14 @@ export async function buildExportService(deps: ExportServiceDependencies): Promi
   });
 
   let sweepTimer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<unknown> = Promise.resolve();
+  let sweeping: Promise<unknown> | undefined;
   const sweep = () => {
+    if (sweeping) return; // the previous sweep is still going
     sweeping = manager
       .sweepExpired()
       .then((removed) => removed > 0 && logger.info({ removed }, "expired exports removed"))
-      .catch((error: unknown) => logger.error({ err: error }, "sweeping expired exports failed"));
+      .catch((error: unknown) => logger.error({ err: error }, "sweeping expired exports failed"))
+      .finally(() => (sweeping = undefined));
   };
 
   const parts: ServiceParts = {
@@ -91,8 +93,8 @@ export async function buildExportService(deps: ExportServiceDependencies): Promi
           sweep();
           sweepTimer = setInterval(sweep, config.EXPORT_SWEEP_INTERVAL_SECONDS * 1000);
           sweepTimer.unref();
-          // The first PDF pays for compiling the layout code and parsing the fonts'
-          // OpenType tables (about a second); pay it now rather than in a user's request.
+          // The first PDF and docx pay for compiling their code and parsing the fonts'
+          // tables (a second or more); pay it now rather than in a user's request.
           void warmUp(fonts, logger);
         },
         async stop() {
@@ -144,19 +146,18 @@ async function installSecret(dir: string): Promise<string> {
 
 async function warmUp(fonts: FontSet, logger: Logger): Promise<void> {
   const started = performance.now();
+  const sample: Transcript = {
+    id: "warm-up",
+    title: "Warm-up",
+    duration: 1,
+    text: "",
+    segments: [{ id: 0, start: 0, end: 1, text: "Hello Grüße Привет Γειά 你好 こんにちは 안녕 مرحبا שלום", words: [] }],
+  };
   try {
-    await renderPdf(
-      {
-        id: "warm-up",
-        title: "Warm-up",
-        duration: 1,
-        text: "",
-        segments: [{ id: 0, start: 0, end: 1, text: "Hello Grüße Привет Γειά 你好 こんにちは 안녕 مرحبا שלום", words: [] }],
-      },
-      { fonts, includeTimestamps: true },
-    );
-    logger.info({ ms: Math.round(performance.now() - started), fonts: fonts.faces.length }, "pdf renderer ready");
+    await renderPdf(sample, { fonts, includeTimestamps: true });
+    await renderDocx(sample, { includeTimestamps: true });
+    logger.info({ ms: Math.round(performance.now() - started), fonts: fonts.faces.length }, "pdf and docx renderers ready");
   } catch (error) {
-    logger.error({ err: error }, "pdf renderer warm-up failed");
+    logger.error({ err: error }, "renderer warm-up failed");
   }
 }

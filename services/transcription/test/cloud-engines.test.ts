@@ -74,7 +74,7 @@ describe.skipIf(engineUnavailable)("Groq adapter against a server with Groq's AP
 
   it("sends long audio as several requests under the size limit and merges them", { timeout: 300_000 }, async () => {
     const before = server.requests.length;
-    const groq = new GroqTranscriber({ apiKey: "gsk_test_key", baseURL: server.url, windowSeconds: 7, overlapSeconds: 2 });
+    const groq = new GroqTranscriber({ apiKey: "gsk_test_key", baseURL: server.url, windowSeconds: 5, overlapSeconds: 1.5 });
     const result = await groq.transcribe(request(english, { engineModel: "whisper-large-v3-turbo" }));
     const sent = server.requests.slice(before);
     expect(sent.length).toBeGreaterThanOrEqual(2);

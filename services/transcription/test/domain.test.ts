@@ -1,6 +1,6 @@
 import { AppError } from "@transcribe/platform";
 import { describe, expect, it } from "vitest";
-import { findSeam, mergeChunks, normalizeWord, planChunks, tidySegments } from "../src/domain/chunks.js";
+import { bridgesNeeded, findSeam, mergeChunks, normalizeWord, planChunks, tidySegments } from "../src/domain/chunks.js";
 import { collapseRepeats, compressionRatio, guardSegments } from "../src/domain/guard.js";
 import { allLanguageCodes, classicLanguageCodes, languageNames } from "../src/domain/languages.js";
 import { engineModelFor, findModel, modelCatalog } from "../src/domain/models.js";
@@ -215,6 +215,22 @@ describe("chunk planning and seams", () => {
     const chunks = [chunkOf(all, 0, 0, 1.5, 0), chunkOf(all, 1, 1.0, 3.0, 0)];
     const merged = mergeChunks(chunks);
     expect(merged.flatMap((s) => s.words.map((w) => normalizeWord(w.word))).join(" ")).toBe(repeated);
+  });
+
+  it("asks for a bridge where the next window skipped the overlap, and a bridge fills the hole", () => {
+    const all = timedWords(script);
+    const left = chunkOf(all, 0, 0, 12, 0);
+    const right = chunkOf(all, 1, 10, 22, 0);
+    // Whisper started the right window's transcript 3 s in: the words of 10–13 s are gone.
+    const skipped: ChunkResult = { ...right, segments: right.segments.map((s) => ({ ...s, words: s.words.filter((w) => w.start >= 13) })).filter((s) => s.words.length > 0) };
+    expect(bridgesNeeded([left, right])).toEqual([]);
+    const [bridge] = bridgesNeeded([left, skipped]);
+    expect(bridge).toMatchObject({ index: -1, start: 6, end: 22 });
+    const withoutBridge = mergeChunks([left, skipped]).flatMap((s) => s.words.map((w) => normalizeWord(w.word)));
+    const expected = all.filter((w) => w.start < 22).map((w) => normalizeWord(w.word)).join(" ");
+    expect(withoutBridge.join(" ")).not.toBe(expected);
+    const bridged = mergeChunks([left, skipped, chunkOf(all, bridge!.index, bridge!.start, bridge!.end, 0)]);
+    expect(bridged.flatMap((s) => s.words.map((w) => normalizeWord(w.word))).join(" ")).toBe(expected);
   });
 
   it("tidies: ordered, non-overlapping, inside the audio", () => {

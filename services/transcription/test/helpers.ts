@@ -75,7 +75,14 @@ export function concatWavs(inputs: string[], out: string): { path: string; durat
 export function wavDuration(file: string): number {
   const data = readFileSync(file);
   const byteRate = data.readUInt32LE(28);
-  // espeak/ffmpeg write a plain 44-byte header; the data chunk is the rest.
+  // Walk the RIFF chunks to "data" (ffmpeg adds a LIST chunk before it).
+  let offset = 12;
+  while (offset + 8 <= data.length) {
+    const id = data.toString("ascii", offset, offset + 4);
+    const size = data.readUInt32LE(offset + 4);
+    if (id === "data") return Math.min(size, data.length - offset - 8) / byteRate;
+    offset += 8 + size + (size % 2);
+  }
   return (statSync(file).size - 44) / byteRate;
 }
 
@@ -199,7 +206,12 @@ export async function startMediaServer(): Promise<{ server: ServiceServer; url: 
 }
 
 /** The transcription API as a real Connect server, and a client for it. */
-export async function startTranscriptionApi(db: Kysely<TranscriptionDB>, mediaUrl: string, catalogModelsDir = whisperModelsDir) {
+export async function startTranscriptionApi(
+  db: Kysely<TranscriptionDB>,
+  mediaUrl: string,
+  catalogModelsDir = whisperModelsDir,
+  keys: { groqKey?: string; elevenLabsKey?: string } = {},
+) {
   const media = createServiceClient(MediaService, mediaUrl);
   const server = await startServiceServer({
     name: "transcription-test",
@@ -214,7 +226,8 @@ export async function startTranscriptionApi(db: Kysely<TranscriptionDB>, mediaUr
           media,
           catalog: {
             locations: { explicit: {}, modelsDir: catalogModelsDir, dataModelsDir: path.join(tmpdir(), "no-such-data", "models"), allowDownload: false },
-            engines: new Set(["local"]),
+            engines: new Set(["local", "groq", "elevenlabs"]),
+            ...keys,
           },
           maxAttempts: 3,
           logger,
@@ -222,4 +235,61 @@ export async function startTranscriptionApi(db: Kysely<TranscriptionDB>, mediaUr
       ),
   });
   return { server, client: createServiceClient(TranscriptionService, server.url), close: () => server.close() };
+}
+
+/**
+ * Word alignment of a transcript against its script (Levenshtein backtrace), with the
+ * runs of 3+ consecutive inserted or deleted words: a seam that duplicated words shows
+ * as an insertion run, one that lost words as a deletion run.
+ */
+export function alignmentRuns(reference: string, hypothesis: string) {
+  const r = words(reference);
+  const h = words(hypothesis);
+  const d: number[][] = Array.from({ length: r.length + 1 }, (_, i) => {
+    const row = new Array<number>(h.length + 1).fill(0);
+    row[0] = i;
+    return row;
+  });
+  for (let j = 0; j <= h.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= r.length; i++) {
+    for (let j = 1; j <= h.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
+    }
+  }
+  const ops: string[] = [];
+  let i = r.length;
+  let j = h.length;
+  while (i > 0 || j > 0) {
+    if (i > 0 && j > 0 && d[i]![j] === d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1)) {
+      ops.push(r[i - 1] === h[j - 1] ? "=" : "s");
+      i--;
+      j--;
+    } else if (j > 0 && d[i]![j] === d[i]![j - 1]! + 1) {
+      ops.push("i");
+      j--;
+    } else {
+      ops.push("d");
+      i--;
+    }
+  }
+  ops.reverse();
+  const runs: string[] = [];
+  let ri = 0;
+  let hi = 0;
+  let k = 0;
+  while (k < ops.length) {
+    const op = ops[k]!;
+    let n = 0;
+    while (k + n < ops.length && ops[k + n] === op) n++;
+    if ((op === "i" || op === "d") && n >= 3) {
+      runs.push(op === "i" ? `inserted: ${h.slice(hi, hi + n).join(" ")}` : `lost: ${r.slice(ri, ri + n).join(" ")}`);
+    }
+    if (op === "=" || op === "s") {
+      ri += n;
+      hi += n;
+    } else if (op === "i") hi += n;
+    else ri += n;
+    k += n;
+  }
+  return { wer: d[r.length]![h.length]! / Math.max(1, r.length), runs };
 }

@@ -290,6 +290,23 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
     }
   });
 
+  it("says when a job runs on another model than the one asked for (turbo translations, scribe-v1)", async () => {
+    const keyed = await startTranscriptionApi(database.db, media.url, whisperModelsDir, { groqKey: "k", elevenLabsKey: "k" });
+    try {
+      const file = media.addFile({ userId: alice, duration: 5 });
+      const turbo = await keyed.client.createTranscription({ userId: alice, fileId: file.id, settings: { model: "whisper-large-v3-turbo", language: "de", translateToEn: true } });
+      expect(turbo.message).toBe("whisper-large-v3-turbo cannot translate; this job runs on whisper-large-v3");
+      const scribe = await keyed.client.createTranscription({ userId: alice, fileId: file.id, settings: { model: "scribe-v1", language: "en" } });
+      expect(scribe.message).toBe("ElevenLabs removed scribe_v1 on 2026-07-09; scribe-v1 runs on scribe_v2");
+      const jobs = await database.db.selectFrom("transcription_jobs").select(["id", "engine_model"]).where("id", "in", [turbo.jobId, scribe.jobId]).execute();
+      expect(new Map(jobs.map((j) => [j.id, j.engine_model]))).toEqual(new Map([[turbo.jobId, "whisper-large-v3"], [scribe.jobId, "scribe_v2"]]));
+      // Not for this test's workers: cancel them.
+      for (const c of [turbo, scribe]) await keyed.client.deleteTranscription({ userId: alice, id: c.transcriptionId });
+    } finally {
+      await keyed.close();
+    }
+  });
+
   it("purges a deleted user's data and cancels their running job (UserDeleted)", async () => {
     const carol = `user-${randomUUID()}`;
     const file = media.addFile({ userId: carol, duration: 3 });

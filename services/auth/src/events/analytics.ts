@@ -19,8 +19,21 @@ export function createAnalytics(options: { key: string | undefined; host: string
   const client = new PostHog(options.key, { host: options.host, flushAt: 1, flushInterval: 0, fetchRetryCount: 0 });
   return {
     async signup({ userId, eventId, at }) {
-      // uuid = the event id: a redelivered event is the same PostHog event, not a second sign-up.
-      await client.captureImmediate({ distinctId: userId, event: SIGNUP_EVENT, uuid: eventId, timestamp: at });
+      // captureImmediate resolves even when PostHog could not be reached; the client only
+      // says so through its "error" event. Turning that into a rejection makes the bus
+      // retry, so a PostHog outage delays the event instead of losing it. (Deliveries of
+      // one consumer run one at a time, so the listener sees only this capture.)
+      let failure: unknown;
+      const off = client.on("error", (error: unknown) => {
+        failure ??= error;
+      });
+      try {
+        // uuid = the event id: a redelivered event is the same PostHog event, not a second sign-up.
+        await client.captureImmediate({ distinctId: userId, event: SIGNUP_EVENT, uuid: eventId, timestamp: at });
+      } finally {
+        off();
+      }
+      if (failure) throw failure instanceof Error ? failure : new Error(`PostHog: ${String(failure)}`);
     },
     shutdown: () => client.shutdown(),
   };

@@ -151,6 +151,7 @@ class Painter {
     const { start, count } = this.doc.bufferedPageRange();
     for (let page = start; page < start + count; page++) {
       this.doc.switchToPage(page);
+      this.#font = this.#size = this.#color = undefined;
       const atoms = atomize([{ text: `${page - start + 1} / ${count}`, style: STYLES.footer }], this.chooser);
       this.#drawLine(atoms, PAGE_HEIGHT - MARGIN / 2, "center");
     }
@@ -160,7 +161,7 @@ class Painter {
   #newPage(): void {
     this.doc.addPage();
     this.#y = MARGIN;
-    // A new page starts with pdfkit's default state.
+    // A page's content starts with no colour set: set everything again.
     this.#font = this.#size = this.#color = undefined;
   }
 
@@ -179,10 +180,10 @@ class Painter {
       let text = first.text;
       let advance = first.width;
       let next = k + 1;
+      const space = (first.face.advance(" ") * first.style.size) / 1000;
       while (next < visual.length) {
         const atom = line[visual[next]!]!;
         const gap = gaps[next - 1]!;
-        const space = first.face.advance(" ") * first.style.size / 1000;
         const joinable =
           !first.rtl && !atom.rtl && atom.face === first.face && atom.style === first.style &&
           visual[next]! === visual[next - 1]! + 1 && (gap === 0 || Math.abs(gap - space) < 0.01);

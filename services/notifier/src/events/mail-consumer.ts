@@ -2,7 +2,7 @@ import { consume, type EventHandler, isEvent, type Logger } from "@transcribe/pl
 import { SendEmailSchema, SendMagicLinkSchema } from "@transcribe/proto/events/v1/events";
 import type { Kysely, Transaction } from "kysely";
 import type { NotifierDatabase } from "../db/migrations.js";
-import { magicLinkMail, messageIdFor, type OutgoingMail } from "../domain/mail.js";
+import { magicLinkMail, type OutgoingMail } from "../domain/mail.js";
 import type { MailTransport } from "../transport.js";
 
 /**
@@ -46,4 +46,3 @@ export function mailConsumer(options: {
   });
 }
 
-export { messageIdFor };

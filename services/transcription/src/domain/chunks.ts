@@ -210,3 +210,35 @@ function clamp(value: number, min: number, max: number): number {
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
+
+/**
+ * Seams where the later chunk skipped the overlap: Whisper sometimes starts a window's
+ * transcript seconds in (it came in mid-sentence), and when the earlier chunk's last
+ * words are the garbled ones at its cut edge, those seconds would be lost. For each
+ * such seam this returns a bridge window centred on the hole; transcribing it and
+ * merging it between the two chunks (mergeChunks sorts by start) fills the hole with
+ * words heard mid-window.
+ */
+export function bridgesNeeded(chunks: readonly ChunkResult[], options: { margin?: number } = {}): ChunkWindow[] {
+  const margin = options.margin ?? 10;
+  const ordered = [...chunks].sort((a, b) => a.start - b.start);
+  const bridges: ChunkWindow[] = [];
+  for (let i = 1; i < ordered.length; i++) {
+    const left = ordered[i - 1]!;
+    const right = ordered[i]!;
+    const overlapStart = right.start;
+    const overlapEnd = left.end;
+    if (overlapEnd <= overlapStart) continue;
+    const leftWords = left.segments.flatMap((s) => s.words);
+    const rightWords = right.segments.flatMap((s) => s.words);
+    const firstRight = rightWords[0]?.start ?? right.end;
+    const spokenInOverlap = leftWords.some((w) => w.end > overlapStart && w.start < overlapEnd);
+    // The right chunk heard nothing of most of the overlap although speech was there.
+    if (spokenInOverlap && firstRight > overlapStart + (overlapEnd - overlapStart) * 0.6) {
+      const start = Math.max(left.start + (overlapEnd - left.start) / 2, overlapStart - margin);
+      const end = Math.min(right.end, Math.max(firstRight, overlapEnd) + margin);
+      if (end - start > overlapEnd - overlapStart) bridges.push({ index: -i, start: round(start), end: round(end) });
+    }
+  }
+  return bridges;
+}

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
+import { bridgesNeeded, mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
 import { guardSegments } from "../../domain/guard.js";
 import {
   TranscriberError,
@@ -38,15 +38,8 @@ export async function transcribeInWindows(
   const chunks: ChunkResult[] = [];
   let language = request.language;
   try {
-    for (const window of windows) {
-      const done = request.completedChunks?.get(window.index);
-      if (done && done.start === window.start && done.end === window.end) {
-        chunks.push(done);
-        language ??= done.language;
-        continue;
-      }
+    const runWindow = async (window: ChunkWindow, isLast: boolean): Promise<ChunkResult> => {
       request.signal.throwIfAborted();
-      const isLast = window.index === windows.length - 1;
       const file = path.join(dir, `window-${window.index}.flac`);
       try {
         await run(
@@ -64,18 +57,28 @@ export async function transcribeInWindows(
       }
       const bytes = await readFile(file);
       await rm(file, { force: true });
-      const answer = await send({ bytes, fileName: `audio-${window.index}.flac`, window }, language);
+      const answer = await send({ bytes, fileName: `audio-${Math.abs(window.index)}.flac`, window }, language);
       language ??= answer.language;
-      const chunk: ChunkResult = {
+      return {
         index: window.index,
         start: window.start,
         end: window.end,
         language: answer.language,
         segments: answer.segments.map((s) => shift(s, window.start)),
       };
+    };
+    for (const window of windows) {
+      const done = request.completedChunks?.get(window.index);
+      if (done && done.start === window.start && done.end === window.end) {
+        chunks.push(done);
+        language ??= done.language;
+        continue;
+      }
+      const chunk = await runWindow(window, window.index === windows.length - 1);
       chunks.push(chunk);
       await request.onChunk?.(chunk, windows.length);
     }
+    for (const bridge of bridgesNeeded(chunks)) chunks.push(await runWindow(bridge, false));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

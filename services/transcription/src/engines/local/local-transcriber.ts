@@ -1,5 +1,5 @@
 import type { Logger } from "@transcribe/platform";
-import { mergeChunks, planChunks, tidySegments } from "../../domain/chunks.js";
+import { bridgesNeeded, mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
 import { guardSegments } from "../../domain/guard.js";
 import {
   TranscriberError,
@@ -106,15 +106,8 @@ export class LocalTranscriber implements Transcriber {
     const windows = planChunks(request.durationSeconds, this.options.chunkSeconds, this.options.overlapSeconds);
     const chunks: ChunkResult[] = [];
     let language = request.language;
-    for (const window of windows) {
-      const done = request.completedChunks?.get(window.index);
-      if (done && done.start === window.start && done.end === window.end) {
-        chunks.push(done);
-        language ??= done.language;
-        continue;
-      }
+    const runWindow = async (window: ChunkWindow, isLast: boolean): Promise<ChunkResult> => {
       signal.throwIfAborted();
-      const isLast = window.index === windows.length - 1;
       let result: EngineResult;
       try {
         result = await this.engine.call<EngineResult>(
@@ -141,15 +134,29 @@ export class LocalTranscriber implements Transcriber {
       }
       // Later windows use the language detected in the first, so one file is one language.
       language ??= result.language;
-      const chunk: ChunkResult = {
+      return {
         index: window.index,
         start: window.start,
         end: isLast ? Math.max(window.end, window.start + result.duration) : window.end,
         language: result.language,
         segments: result.segments.map(toSegment),
       };
+    };
+    for (const window of windows) {
+      const done = request.completedChunks?.get(window.index);
+      if (done && done.start === window.start && done.end === window.end) {
+        chunks.push(done);
+        language ??= done.language;
+        continue;
+      }
+      const chunk = await runWindow(window, window.index === windows.length - 1);
       chunks.push(chunk);
       await request.onChunk?.(chunk, windows.length);
+    }
+    // Holes where a window started its transcript late: fill them from a bridge window.
+    for (const bridge of bridgesNeeded(chunks)) {
+      this.options.logger.info({ start: bridge.start, end: bridge.end }, "re-transcribing a seam the next window skipped");
+      chunks.push(await runWindow(bridge, false));
     }
     const duration = Math.max(request.durationSeconds, ...chunks.map((c) => c.end));
     const merged = mergeChunks(chunks);
