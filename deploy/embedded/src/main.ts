@@ -77,6 +77,9 @@ await supervisor.start([
       PORT: String(portOf(spec.portOffset)),
       HOST: "127.0.0.1",
       DATA_DIR: config.dataDir,
+      // Signed upload, audio and export URLs must point at the BFF's origin on its real port.
+      STORAGE_PUBLIC_URL: process.env.STORAGE_PUBLIC_URL ?? `${productUrl}/api/v1/storage`,
+      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? productUrl,
       EVENT_BUS_DATABASE_URL: postgres.urlFor(eventsDatabase),
       ...(spec.database ? { DATABASE_URL: postgres.urlFor(spec.database) } : {}),
     },
