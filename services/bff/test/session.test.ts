@@ -32,6 +32,17 @@ describe("the BFF with the real auth service", () => {
     expect(garbage.statusCode).toBe(401);
   });
 
+  it("a mutation without a session is 401 before its body is validated (no schema leaks)", async () => {
+    for (const [url, payload] of [
+      ["/api/v1/upload", { nonsense: true }],
+      ["/api/v1/transcriptions/x/export", { format: "exe" }],
+    ] as const) {
+      const response = await bff.inject({ method: "POST", url, payload });
+      expect(response.statusCode, url).toBe(401);
+      expect(response.json().error.code).toBe("unauthenticated");
+    }
+  });
+
   it("GET /api/v1/me with the session cookie is the user, snake_case", async () => {
     const browser = await signInWithMagicLink(auth, "bff-1@example.com");
     const response = await bff.inject({ method: "GET", url: "/api/v1/me", headers: { cookie: `ph_x=1; ${browser.cookieHeader()}` } });

@@ -117,10 +117,11 @@ function toSessionUser(user: User): SessionUser {
 /**
  * Every /api/v1 route needs a session unless it is public: without one the answer is
  * 401 {error: {code: 'unauthenticated', message: 'Not signed in'}} before the handler
- * runs. Paths no route matches keep their 404.
+ * runs. Paths no route matches keep their 404. It runs before validation, so a caller
+ * without a session learns nothing about a route's schema (401, not 400).
  */
 export function requireSessionOnApi(app: FastifyInstance, resolver: SessionResolver): void {
-  app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook("preValidation", async (request: FastifyRequest, reply: FastifyReply) => {
     const route = request.routeOptions.url;
     if (!route || !route.startsWith("/api/v1/")) return;
     if (isPublicRoute(route, request.routeOptions.config)) return;
