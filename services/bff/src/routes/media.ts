@@ -2,10 +2,10 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import { AppError } from "@transcribe/platform";
 import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
-import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { signedInUserId } from "../http/signed-in-user.js";
 
 /**
  * Uploads and files (spec §3 "Uploaded file record", §5, §7 /upload, /files, /retrieve).
@@ -82,13 +82,6 @@ export function toFileJson(file: File): z.infer<typeof fileSchema> {
   };
 }
 
-/** The signed-in user the session preHandler put on the request. */
-function userId(request: FastifyRequest): string {
-  const id = request.user?.id;
-  if (!id) throw new AppError("unauthenticated", "Not signed in");
-  return id;
-}
-
 export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaService> }> = async (app, { client }) => {
   const common = { tags: ["files"], security: [{ session: [] }] };
 
@@ -104,7 +97,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
     },
     async (request) => {
       const answer = await client.createUpload({
-        userId: userId(request),
+        userId: signedInUserId(request),
         fileName: request.body.file_name,
         fileSize: BigInt(request.body.file_size),
         contentType: request.body.content_type,
@@ -123,7 +116,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
     { schema: { ...common, summary: "The signed-in user's files, newest first", querystring: listQuery, response: { 200: fileListSchema, ...errors } } },
     async (request) => {
       const { limit, offset } = request.query;
-      const page = await client.listFiles({ userId: userId(request), limit, offset });
+      const page = await client.listFiles({ userId: signedInUserId(request), limit, offset });
       return { files: page.files.map(toFileJson), total_count: page.totalCount, limit, offset };
     },
   );
@@ -132,7 +125,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
     "/api/v1/files/:id",
     { schema: { ...common, summary: "One file and its processing state", params: idParams, response: { 200: fileSchema, ...errors } } },
     async (request) => {
-      const { file } = await client.getFile({ userId: userId(request), fileId: request.params.id });
+      const { file } = await client.getFile({ userId: signedInUserId(request), fileId: request.params.id });
       if (!file) throw new AppError("not_found", "File not found");
       return toFileJson(file);
     },
@@ -149,7 +142,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
       },
     },
     async (request, reply) => {
-      await client.deleteFile({ userId: userId(request), fileId: request.params.id });
+      await client.deleteFile({ userId: signedInUserId(request), fileId: request.params.id });
       return reply.code(204).send(null);
     },
   );
@@ -165,7 +158,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
       },
     },
     async (request) => {
-      const answer = await client.getAudioUrl({ userId: userId(request), fileId: request.params.id });
+      const answer = await client.getAudioUrl({ userId: signedInUserId(request), fileId: request.params.id });
       return { url: answer.url, expires_at: (answer.expiresAt ? timestampDate(answer.expiresAt) : new Date()).toISOString() };
     },
   );
@@ -180,6 +173,6 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
         response: { 200: z.object({ file_id: z.string() }).meta({ id: "RetrieveResponse" }), ...errors },
       },
     },
-    async (request) => ({ file_id: (await client.importFromUrl({ userId: userId(request), url: request.body.url })).fileId }),
+    async (request) => ({ file_id: (await client.importFromUrl({ userId: signedInUserId(request), url: request.body.url })).fileId }),
   );
 };
