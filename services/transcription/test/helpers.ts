@@ -242,9 +242,11 @@ export async function startTranscriptionApi(
  * runs of 3+ consecutive inserted or deleted words: a seam that duplicated words shows
  * as an insertion run, one that lost words as a deletion run.
  */
-export function alignmentRuns(reference: string, hypothesis: string) {
+export function alignmentRuns(reference: string, hypothesis: string, timed?: Array<{ word: string; start: number }>) {
   const r = words(reference);
   const h = words(hypothesis);
+  const times = timed?.flatMap((w) => words(w.word).map(() => w.start));
+  const at = (index: number) => (times && times.length === h.length ? ` (at ${times[Math.min(Math.max(index, 0), times.length - 1)]!.toFixed(1)} s)` : "");
   const d: number[][] = Array.from({ length: r.length + 1 }, (_, i) => {
     const row = new Array<number>(h.length + 1).fill(0);
     row[0] = i;
@@ -282,7 +284,7 @@ export function alignmentRuns(reference: string, hypothesis: string) {
     let n = 0;
     while (k + n < ops.length && ops[k + n] === op) n++;
     if ((op === "i" || op === "d") && n >= 3) {
-      runs.push(op === "i" ? `inserted: ${h.slice(hi, hi + n).join(" ")}` : `lost: ${r.slice(ri, ri + n).join(" ")}`);
+      runs.push(op === "i" ? `inserted: ${h.slice(hi, hi + n).join(" ")}${at(hi)}` : `lost: ${r.slice(ri, ri + n).join(" ")}${at(hi - 1)}`);
     }
     if (op === "=" || op === "s") {
       ri += n;
