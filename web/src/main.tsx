@@ -8,6 +8,7 @@ import { createAppRouter } from "./app/router";
 import { initAnalytics } from "./lib/analytics";
 import { initMonitoring, reportRenderError, type RenderErrorKind } from "./lib/monitoring";
 import "./styles.css";
+import "./features/features.css";
 
 // Every React root error callback logs to the console (with the component stack) and
 // reports to error monitoring, which is a no-op unless a DSN is configured.

@@ -24,8 +24,22 @@ beforeAll(() => {
   };
 });
 
+const TRANSCRIPT_ABC = {
+  id: "abc",
+  display_name: "Team meeting",
+  status: "completed",
+  config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment"] },
+  audio_file: { file_id: "f1", file_name: "meeting.mp3", content_type: "audio/mpeg" },
+  result: { id: "r1", text: "Hello.", language: "en", duration: 2, segments: [{ id: 0, start: 0, end: 2, text: "Hello." }] },
+  created_at: "2025-01-01T00:00:00.000Z",
+  updated_at: "2025-01-01T00:00:00.000Z",
+};
+
 async function signedInAt(url: string, user: FakeUser = TEST_USER) {
-  const network = stubNetwork({ "GET /auth/get-session": sessionAnswer(user) });
+  const network = stubNetwork({
+    "GET /auth/get-session": sessionAnswer(user),
+    "GET /api/v1/transcriptions/abc": () => json(TRANSCRIPT_ABC),
+  });
   const app = renderApp([url]);
   await screen.findByRole("navigation", { name: "Main" });
   return { ...app, network };
@@ -40,13 +54,14 @@ describe("protected pages", () => {
   afterEach(() => vi.unstubAllGlobals());
 
   it.each([
-    ["/dashboard", "Your Transcriptions"],
-    ["/account", "Account Settings"],
-    ["/support", "Support"],
-    ["/transcript/abc", "Transcript"],
-  ])("%s is titled '%s | Transcribe'", async (url, title) => {
+    ["/dashboard", "Your Transcriptions", "Your Transcriptions"],
+    ["/account", "Account Settings", "Account Settings"],
+    ["/support", "Support", "Support"],
+    // The transcript page's heading is the transcript's own (renamable) name.
+    ["/transcript/abc", "Transcript", "Team meeting"],
+  ])("%s is titled '%s | Transcribe'", async (url, title, heading) => {
     await signedInAt(url);
-    expect(await screen.findByRole("heading", { level: 1, name: title })).toBeInTheDocument();
+    expect(await screen.findByRole("heading", { level: 1, name: heading })).toBeInTheDocument();
     await waitFor(() => expect(document.title).toBe(`${title} | Transcribe`));
   });
 

@@ -107,6 +107,13 @@ export const uploadRequestSchema = z.object({
 });
 export type UploadRequest = z.infer<typeof uploadRequestSchema>;
 
+export const fileListResponseSchema = z.object({
+  files: z.array(uploadedFileSchema),
+  totalCount: z.number().int().min(0),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
 export const uploadResponseSchema = z.object({ uploadUrl: z.string(), fileId: z.string(), expiresAt: isoDate.optional() });
 export const audioUrlResponseSchema = z.object({ url: z.string(), expiresAt: isoDate });
 
@@ -146,7 +153,25 @@ export const startTranscriptionRequestSchema = z.object({
     .object({ model: z.string().min(1), language: languageSchema, translateToEn: z.boolean().default(false) })
     .superRefine(refuseEnglishToEnglish),
 });
-export const startTranscriptionResponseSchema = z.object({ jobId: z.string(), message: z.string().optional() });
+export const startTranscriptionResponseSchema = z.object({
+  jobId: z.string(),
+  /** The BFF also names the transcription to open (/transcript/{transcriptionId}); the job id is the same value. */
+  transcriptionId: z.string().optional(),
+  message: z.string().optional(),
+});
+
+/** One entry of GET /api/v1/models (the BFF's modelSchema). `languages` starts with "auto" (detect). */
+export const speechModelSchema = z.object({
+  id: z.string(),
+  provider: z.enum(["local", "groq", "elevenlabs"]),
+  name: z.string(),
+  languages: z.array(z.string()),
+  translation: z.boolean(),
+  available: z.boolean(),
+  reason: z.string().optional(),
+});
+export type SpeechModel = z.infer<typeof speechModelSchema>;
+export const modelsResponseSchema = z.object({ models: z.array(speechModelSchema) });
 
 export const transcriptionListItemSchema = z.object({
   id: z.string(),
@@ -163,17 +188,29 @@ export const transcriptionListResponseSchema = z.object({
   totalCount: z.number().int().min(0),
 });
 
-export const segmentSchema = z.object({ id: z.number(), start: z.number(), end: z.number(), text: z.string() });
+export const wordSchema = z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().optional() });
+export type Word = z.infer<typeof wordSchema>;
+
+/** `words` only when the job asked for word timestamps. */
+export const segmentSchema = z.object({
+  id: z.number(),
+  start: z.number(),
+  end: z.number(),
+  text: z.string(),
+  words: z.array(wordSchema).optional(),
+});
 export type Segment = z.infer<typeof segmentSchema>;
 
 export const transcriptionDetailSchema = z.object({
   id: z.string(),
   displayName: z.string(),
   status: transcriptionStatusSchema,
+  /** Why the job failed, when status is failed. */
+  error: z.string().optional(),
   config: z
     .object({ model: z.string(), language: z.string(), timestampGranularities: z.array(z.enum(["segment", "word"])) })
     .optional(),
-  audioFile: z.object({ fileName: z.string(), contentType: z.string().optional() }),
+  audioFile: z.object({ fileId: z.string().optional(), fileName: z.string(), contentType: z.string().optional() }),
   result: z
     .object({ id: z.string(), text: z.string(), language: z.string(), duration: z.number(), segments: z.array(segmentSchema) })
     .nullable(),
@@ -188,8 +225,11 @@ export const renameRequestSchema = z.object({
 
 // ---- exports -------------------------------------------------------------------------
 
-export const exportFormatSchema = z.enum(["txt", "docx", "pdf", "srt"]);
-export const exportRequestSchema = z.object({ format: exportFormatSchema });
+/** The spec's four formats plus vtt and json (the BFF's exports route). */
+export const EXPORT_FORMATS = ["txt", "docx", "pdf", "srt", "vtt", "json"] as const;
+export const exportFormatSchema = z.enum(EXPORT_FORMATS);
+export type ExportFormat = z.infer<typeof exportFormatSchema>;
+export const exportRequestSchema = z.object({ format: exportFormatSchema, includeTimestamps: z.boolean().optional() });
 export const exportResponseSchema = z.object({ downloadUrl: z.string(), format: exportFormatSchema, expiresAt: isoDate });
 
 // ---- billing -------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 import { createFileRoute } from "@tanstack/react-router";
 import { z } from "zod";
+import { TranscriptionsTable } from "../../features/transcriptions/TranscriptionsTable";
+import { UploadPanel } from "../../features/upload/UploadPanel";
 import { pageTitle } from "../../lib/site-config";
 
 // `subscription=success` marks a return from checkout (spec §2, §5). Any other value is
@@ -19,8 +21,10 @@ function DashboardPage() {
     <div className="container">
       <header className="page-header">
         <h1>Your Transcriptions</h1>
-        <p className="muted">Uploading recordings and the list of your transcripts will appear here.</p>
+        <p className="muted">Upload a recording, pick a model and a language, and follow its progress below.</p>
       </header>
+      <UploadPanel />
+      <TranscriptionsTable />
     </div>
   );
 }

@@ -1,9 +1,13 @@
 import { createFileRoute } from "@tanstack/react-router";
 import { TranscriptErrorScreen } from "../../components/TranscriptErrorScreen";
+import { TranscriptView, transcriptionQueryOptions } from "../../features/transcript/TranscriptView";
 import { pageTitle } from "../../lib/site-config";
 
 export const Route = createFileRoute("/_authenticated/transcript/$id")({
   head: () => ({ meta: [{ title: pageTitle("Transcript") }] }),
+  // Loaded before the page renders so a missing or foreign transcript (404) lands on the
+  // route's own error screen; the page then keeps it fresh (polling while it runs).
+  loader: ({ context, params }) => context.queryClient.ensureQueryData(transcriptionQueryOptions(params.id)),
   // Its own screen (spec §2): a failed transcript keeps the dashboard around it and offers
   // the way back to the list, instead of the root's full-page error.
   errorComponent: TranscriptErrorScreen,
@@ -11,12 +15,10 @@ export const Route = createFileRoute("/_authenticated/transcript/$id")({
 });
 
 function TranscriptPage() {
+  const { id } = Route.useParams();
   return (
     <div className="container">
-      <header className="page-header">
-        <h1>Transcript</h1>
-        <p className="muted">The transcript text, its timed segments and a player for the recording will appear here.</p>
-      </header>
+      <TranscriptView id={id} />
     </div>
   );
 }

@@ -1,0 +1,98 @@
+// The product routes the dashboard and transcript pages use (docs/api.md, /api/v1), each a
+// thin call through the one API client with its zod schema, plus the query keys.
+import { z } from "zod";
+import { api } from "./index";
+import {
+  audioUrlResponseSchema,
+  exportResponseSchema,
+  modelsResponseSchema,
+  startTranscriptionResponseSchema,
+  transcriptionDetailSchema,
+  transcriptionListItemSchema,
+  transcriptionListResponseSchema,
+  uploadedFileSchema,
+  uploadResponseSchema,
+  type ExportFormat,
+  type UploadRequest,
+} from "./schemas";
+
+export const queryKeys = {
+  transcriptions: ["transcriptions"] as const,
+  transcriptionList: (params: TranscriptionListParams) => ["transcriptions", "list", params] as const,
+  transcription: (id: string) => ["transcriptions", "detail", id] as const,
+  audioUrl: (id: string) => ["transcriptions", "audio-url", id] as const,
+  file: (id: string) => ["files", id] as const,
+  models: ["models"] as const,
+};
+
+export interface TranscriptionListParams {
+  limit: number;
+  offset: number;
+  q?: string | undefined;
+}
+
+export function requestUpload(request: UploadRequest, signal?: AbortSignal) {
+  return api.request({ method: "POST", path: "/upload", body: request, schema: uploadResponseSchema, signal });
+}
+
+export function getFile(id: string, signal?: AbortSignal) {
+  return api.request({ path: "/files/{id}", params: { id }, schema: uploadedFileSchema, signal });
+}
+
+export function deleteFile(id: string) {
+  return api.request({ method: "DELETE", path: "/files/{id}", params: { id }, schema: z.undefined() });
+}
+
+export function listModels(signal?: AbortSignal) {
+  return api.request({ path: "/models", schema: modelsResponseSchema, signal });
+}
+
+export interface StartTranscription {
+  fileId: string;
+  settings: { model: string; language: string; translateToEn: boolean };
+}
+
+export function startTranscription(request: StartTranscription) {
+  return api.request({ method: "POST", path: "/transcriptions", body: request, schema: startTranscriptionResponseSchema });
+}
+
+export function listTranscriptions(params: TranscriptionListParams, signal?: AbortSignal) {
+  return api.request({
+    path: "/transcriptions",
+    query: { limit: params.limit, offset: params.offset, q: params.q || undefined },
+    schema: transcriptionListResponseSchema,
+    signal,
+  });
+}
+
+export function getTranscription(id: string, signal?: AbortSignal) {
+  return api.request({ path: "/transcriptions/{id}", params: { id }, schema: transcriptionDetailSchema, signal });
+}
+
+export function renameTranscription(id: string, newName: string) {
+  return api.request({
+    method: "PATCH",
+    path: "/transcriptions/{id}/rename",
+    params: { id },
+    body: { newName },
+    schema: transcriptionListItemSchema,
+  });
+}
+
+export function deleteTranscription(id: string) {
+  return api.request({ method: "DELETE", path: "/transcriptions/{id}", params: { id }, schema: z.undefined() });
+}
+
+export function getTranscriptionAudioUrl(id: string, signal?: AbortSignal) {
+  return api.request({ path: "/transcriptions/{id}/audio-url", params: { id }, schema: audioUrlResponseSchema, signal });
+}
+
+export function exportTranscription(id: string, format: ExportFormat) {
+  return api.request({
+    method: "POST",
+    path: "/transcriptions/{id}/export",
+    params: { id },
+    body: { format },
+    schema: exportResponseSchema,
+  });
+}
