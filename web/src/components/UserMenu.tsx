@@ -13,7 +13,7 @@ export function UserMenu({ user }: { user: SessionUser }) {
 
   return (
     <DropdownMenu.Root>
-      <DropdownMenu.Trigger className="user-menu-trigger">
+      <DropdownMenu.Trigger className="user-menu-trigger" data-testid="user-menu">
         <UserAvatar user={user} />
         <span className="user-menu-label">{name ?? user.email}</span>
       </DropdownMenu.Trigger>
@@ -25,10 +25,13 @@ export function UserMenu({ user }: { user: SessionUser }) {
           </DropdownMenu.Label>
           <DropdownMenu.Separator className="menu-separator" />
           <DropdownMenu.Item className="menu-item" asChild>
-            <Link to="/account">Account settings</Link>
+            <Link to="/account" data-testid="user-menu-account">
+              Account settings
+            </Link>
           </DropdownMenu.Item>
           <DropdownMenu.Item
             className="menu-item"
+            data-testid="user-menu-sign-out"
             disabled={signOut.isPending}
             // Radix closes the menu on select; the request carries on without it.
             onSelect={() => signOut.mutate()}

@@ -65,3 +65,22 @@ export function consumeAuthRedirect(): string | undefined {
 export function postSignInDestination(): string {
   return consumeAuthRedirect() ?? DEFAULT_SIGNED_IN_PATH;
 }
+
+/** The saved destination without forgetting it; undefined when none was saved or it is unsafe. */
+export function peekAuthRedirect(): string | undefined {
+  try {
+    return safeRedirectPath(storage()?.getItem(AUTH_REDIRECT_STORAGE_KEY) ?? null);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the magic link should land (its `callbackURL`): the `?redirect` the gate put on the
+ * home page's URL, else the copy it saved (the visitor may have wandered off the URL that
+ * carried it), else the dashboard. Always a same-origin path; the link may be opened in
+ * another browser, so the destination has to travel in the link, not only in storage.
+ */
+export function signInCallbackPath(redirectParam: unknown): string {
+  return safeRedirectPath(redirectParam) ?? peekAuthRedirect() ?? DEFAULT_SIGNED_IN_PATH;
+}

@@ -6,6 +6,8 @@ import { z } from "zod";
 // instead of failing the whole page: the param is a convenience, not a requirement.
 export const publicSearchSchema = z.object({
   redirect: z.string().optional().catch(undefined),
+  /** Set by better-auth when a magic link could not be used (e.g. INVALID_TOKEN). */
+  error: z.string().optional().catch(undefined),
 });
 
 export type PublicSearch = z.infer<typeof publicSearchSchema>;

@@ -16,3 +16,13 @@ export const contactEmail: string | undefined = nonBlank(import.meta.env.VITE_CO
 export function pageTitle(page?: string): string {
   return page ? `${page} | ${brand}` : brand;
 }
+
+/**
+ * Social providers to offer for linking in Account Settings. better-auth leaves unconfigured
+ * providers out entirely and has no route listing them (decision 0006), so the operator
+ * names them here, matching the auth service's GITHUB_* / GOOGLE_* settings. Unset: none.
+ */
+export const socialProviders: readonly string[] = (nonBlank(import.meta.env.VITE_AUTH_SOCIAL_PROVIDERS) ?? "")
+  .split(",")
+  .map((id) => id.trim().toLowerCase())
+  .filter((id) => id.length > 0);

@@ -15,6 +15,12 @@ export interface ApiClientOptions {
   onAuthError?: (status: 401 | 403, code: string | undefined) => void;
   fetch?: typeof fetch;
   isOnline?: () => boolean;
+  /**
+   * Convert request keys to snake_case and response keys to camelCase (default true). The
+   * product API's wire is snake_case; better-auth's is camelCase already (`callbackURL`,
+   * `newPassword`), which the conversion would mangle, so the /auth client turns it off.
+   */
+  convertCase?: boolean;
 }
 
 export interface RequestOptions<T> {
@@ -23,7 +29,7 @@ export interface RequestOptions<T> {
   path: string;
   params?: Record<string, string | number>;
   query?: Record<string, string | number | boolean | undefined | null>;
-  /** Sent as JSON with snake_case keys. */
+  /** Sent as JSON, with snake_case keys unless the client has `convertCase: false`. */
   body?: unknown;
   formData?: FormData;
   /** Validates the camelCased response; a mismatch is a parse error. */
@@ -41,6 +47,9 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
   const baseUrl = (options.baseUrl ?? "/api/v1").replace(/\/$/, "");
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const isOnline = options.isOnline ?? (() => typeof navigator === "undefined" || navigator.onLine !== false);
+  const convertCase = options.convertCase ?? true;
+  const toWire = (value: unknown, caseOptions?: CaseOptions) => (convertCase ? keysToSnake(value, caseOptions) : value);
+  const fromWire = (value: unknown, caseOptions?: CaseOptions) => (convertCase ? keysToCamel(value, caseOptions) : value);
 
   return {
     async request<T>(request: RequestOptions<T>): Promise<T> {
@@ -51,7 +60,7 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
         body = request.formData;
       } else if (request.body !== undefined) {
         headers["content-type"] = "application/json";
-        body = JSON.stringify(keysToSnake(request.body, request.caseOptions));
+        body = JSON.stringify(toWire(request.body, request.caseOptions));
       }
       const timeout = AbortSignal.timeout(request.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
@@ -77,7 +86,7 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
       }
       if (!response.ok) throw httpError(response, parsed, options);
 
-      const data = keysToCamel(parsed, request.caseOptions);
+      const data = fromWire(parsed, request.caseOptions);
       if (!request.schema) return data as T;
       const result = request.schema.safeParse(data);
       if (!result.success) throw new ApiError("parse", API_ERROR_MESSAGES.parse, response.status, undefined, result.error);

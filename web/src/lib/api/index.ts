@@ -1,6 +1,6 @@
-// The app's two API clients. Both go through the same client code (case conversion, error
-// kinds, timeout); only the base path differs: the product API and the authentication
-// service that the BFF forwards under /auth.
+// The app's two API clients. Both go through the same client code (error kinds, timeout);
+// they differ in base path and case conversion: the product API (snake_case wire) and the
+// authentication service that the BFF forwards under /auth (better-auth, camelCase wire).
 import { createApiClient } from "./client";
 
 export type ApiAuthErrorHandler = (status: 401 | 403, code: string | undefined) => void;
@@ -24,4 +24,6 @@ export const api = createApiClient({
 
 // No auth error handler here: a 401 from /auth (wrong password, expired token) is the
 // answer to what the user just did, not a sign that the session was lost behind our back.
-export const authApi = createApiClient({ baseUrl: "/auth" });
+// better-auth speaks camelCase JSON (`callbackURL`, `currentPassword`): no case conversion,
+// in either direction, for every /auth call.
+export const authApi = createApiClient({ baseUrl: "/auth", convertCase: false });

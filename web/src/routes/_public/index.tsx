@@ -39,7 +39,7 @@ const STEPS = [
 ] as const;
 
 function HomePage() {
-  const { redirect } = Route.useSearch();
+  const { redirect, error } = Route.useSearch();
 
   return (
     <div className="container home">
@@ -59,7 +59,7 @@ function HomePage() {
           ))}
         </ol>
       </section>
-      <SignInPanel redirect={redirect} />
+      <SignInPanel redirect={redirect} linkError={error} />
     </div>
   );
 }
