@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// Browser acceptance of accounts (issue 4) against a running stack with a mail catcher:
+// open /account signed out → sent to /?redirect=/account → sign in through the UI with a
+// fresh e-mail and the link from the mail catcher → land on /account ('Account Settings')
+// → change the name → the user menu shows it → sign out → /dashboard sends to / again.
+// Usage: node web/e2e/accounts.mjs <base-url> <mail-catcher-url> [screenshot-dir]
+//   e.g. node web/e2e/accounts.mjs http://127.0.0.1:8080 http://127.0.0.1:1080
+// CHROMIUM_PATH overrides the browser binary (default /usr/bin/chromium).
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+
+const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
+if (!baseUrl || !mailUrl) {
+  console.error("usage: node web/e2e/accounts.mjs <base-url> <mail-catcher-url> [screenshot-dir]");
+  process.exit(2);
+}
+
+const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
+const { check, report } = checklist();
+const email = randomEmail("accounts");
+const newName = `Ada Tester ${Math.random().toString(36).slice(2, 6)}`;
+const browser = await launchBrowser();
+
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  const shot = async (name) => {
+    if (!screenshotDir) return;
+    await mkdir(screenshotDir, { recursive: true });
+    await page.screenshot({ path: path.join(screenshotDir, `web-accounts-${name}.png`) });
+  };
+
+  const { origin } = await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/account", check, timeout: TIMEOUT_MS });
+  const heading = await visible(page.getByRole("heading", { level: 1, name: "Account Settings" }), TIMEOUT_MS);
+  check("the saved target /account shows 'Account Settings'", heading);
+  await shot("account");
+
+  const nameInput = page.getByTestId("account-name");
+  await nameInput.waitFor({ timeout: TIMEOUT_MS });
+  await nameInput.fill(newName);
+  await page.getByTestId("account-name-save").click();
+  const saved = await visible(page.locator("[data-sonner-toast]").getByText("Name saved", { exact: true }), TIMEOUT_MS);
+  check("saving the name confirms 'Name saved'", saved);
+
+  const menu = page.getByTestId("user-menu");
+  const shown = await menu
+    .filter({ hasText: newName })
+    .waitFor({ timeout: TIMEOUT_MS })
+    .then(() => true)
+    .catch(() => false);
+  check("the user menu shows the new name", shown, (await menu.textContent()) ?? "");
+  check("the user menu shows the avatar", await visible(menu.getByTestId("user-avatar"), TIMEOUT_MS));
+
+  // The name is stored, not only in the page: a reload shows it again.
+  await page.reload({ waitUntil: "domcontentloaded" });
+  const kept = await page.getByTestId("user-menu").filter({ hasText: newName }).waitFor({ timeout: TIMEOUT_MS }).then(() => true).catch(() => false);
+  check("after a reload the menu still shows the name", kept);
+  check("and the name field holds it", (await page.getByTestId("account-name").inputValue().catch(() => "")) === newName);
+
+  await page.getByTestId("user-menu").click();
+  const signOut = page.getByTestId("user-menu-sign-out");
+  check("the user menu offers Account settings and Sign out", (await visible(signOut, TIMEOUT_MS)) && (await page.getByTestId("user-menu-account").isVisible()));
+  await signOut.click();
+  const signedOut = await page
+    .getByTestId("user-menu")
+    .waitFor({ state: "detached", timeout: TIMEOUT_MS })
+    .then(() => true)
+    .catch(() => false);
+  check("signing out removes the user menu", signedOut, page.url());
+
+  await page.goto(new URL("/dashboard", origin).toString(), { waitUntil: "domcontentloaded" });
+  const gated = await page
+    .waitForURL((url) => url.pathname === "/" && url.searchParams.get("redirect") === "/dashboard", { timeout: TIMEOUT_MS })
+    .then(() => true)
+    .catch(() => false);
+  check("after sign-out /dashboard sends to / (redirect=%2Fdashboard)", gated && page.url().includes("redirect=%2Fdashboard"), page.url());
+  check("and the sign-in form is visible", await visible(page.getByTestId("sign-in-email"), TIMEOUT_MS));
+  await shot("signed-out");
+
+  check("no uncaught page errors", pageErrors.length === 0, pageErrors.join(" | "));
+} catch (error) {
+  check("the journey ran to the end", false, error?.message ?? String(error));
+} finally {
+  await browser.close();
+}
+
+process.exit(report(`accounts: ${baseUrl} (mail catcher ${mailUrl}), ${email}`));
