@@ -135,6 +135,11 @@ def transcribe(request: dict) -> dict:
             "load_seconds": load_seconds,
             "run_seconds": 0.0,
         }
+    if request.get("seed") is not None:
+        # Temperature fallback samples; a fixed seed makes a window's transcript repeatable.
+        import ctranslate2
+
+        ctranslate2.set_random_seed(int(request["seed"]))
     temperature = float(request.get("temperature") or 0.0)
     # Fallback to higher temperatures only above the requested one (Whisper's own scheme).
     temperatures = [t for t in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0) if t >= temperature] or [temperature]
@@ -217,6 +222,7 @@ def download(request: dict, reply_id) -> dict:
         info = HfApi().model_info(repo, files_metadata=True)
         snapshot_download(repo, local_dir=partial, allow_patterns=patterns)
     except Exception as error:
+        shutil.rmtree(partial, ignore_errors=True)
         raise EngineError(
             "not_found",
             f"Download of {repo} from the Hugging Face Hub failed ({type(error).__name__}: {error})",
@@ -229,6 +235,7 @@ def download(request: dict, reply_id) -> dict:
         expected = lfs.sha256 if hasattr(lfs, "sha256") else lfs["sha256"]
         actual = sha256_of(path)
         if actual != expected:
+            shutil.rmtree(partial, ignore_errors=True)
             raise EngineError("bad_model", f"Checksum mismatch for {sibling.rfilename}: {actual} != {expected}")
         send({"id": reply_id, "event": "progress", "message": f"sha256 ok: {sibling.rfilename}"})
     if os.path.exists(output_dir):

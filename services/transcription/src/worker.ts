@@ -59,8 +59,38 @@ await runService({
         concurrency: config.WORKER_CONCURRENCY,
       },
     });
+    // Say at start whether the local engine can run, rather than at the first job.
+    const probe = async () => {
+      const local = new LocalTranscriber({
+        python: config.WHISPER_PYTHON,
+        locations,
+        computeType: config.WHISPER_COMPUTE_TYPE,
+        threads: config.WHISPER_THREADS,
+        beamSize: config.WHISPER_BEAM_SIZE,
+        chunkSeconds: config.TRANSCRIBE_CHUNK_SECONDS,
+        overlapSeconds: config.TRANSCRIBE_CHUNK_OVERLAP_SECONDS,
+        chunkTimeFactor: config.TRANSCRIBE_TIME_FACTOR,
+        logger,
+      });
+      try {
+        const info = await local.ping();
+        logger.info({ python: config.WHISPER_PYTHON, ...info }, "local Whisper engine ready");
+      } catch (error) {
+        logger.error({ err: error, python: config.WHISPER_PYTHON }, "the local Whisper engine cannot start; local models will fail");
+      } finally {
+        await local.close();
+      }
+    };
     return {
-      background: [{ start: () => runner.start(), stop: () => runner.stop() }],
+      background: [
+        {
+          start: () => {
+            void probe();
+            runner.start();
+          },
+          stop: () => runner.stop(),
+        },
+      ],
     };
   },
 });

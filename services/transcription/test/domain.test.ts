@@ -217,6 +217,19 @@ describe("chunk planning and seams", () => {
     expect(merged.flatMap((s) => s.words.map((w) => normalizeWord(w.word))).join(" ")).toBe(repeated);
   });
 
+  it("takes the next chunk's words where the earlier one skipped some near its end", () => {
+    const all = timedWords(script);
+    const left = chunkOf(all, 0, 0, 12, 0);
+    const right = chunkOf(all, 1, 10, 22, 0);
+    // The left window lost 10.4–11.2 s (three words) near its edge; the right one heard them.
+    const holed: ChunkResult = {
+      ...left,
+      segments: left.segments.map((s) => ({ ...s, words: s.words.filter((w) => w.start < 10.3 || w.start > 11.3) })),
+    };
+    const merged = mergeChunks([holed, right]).flatMap((s) => s.words.map((w) => normalizeWord(w.word)));
+    expect(merged.join(" ")).toBe(all.filter((w) => w.start < 22).map((w) => normalizeWord(w.word)).join(" "));
+  });
+
   it("asks for a bridge where the next window skipped the overlap, and a bridge fills the hole", () => {
     const all = timedWords(script);
     const left = chunkOf(all, 0, 0, 12, 0);

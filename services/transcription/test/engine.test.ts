@@ -32,7 +32,7 @@ function transcriber(overrides: Partial<ConstructorParameters<typeof LocalTransc
     locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
     computeType: "int8",
     threads: 2,
-    beamSize: 1,
+    beamSize: 5,
     chunkSeconds: 300,
     overlapSeconds: 5,
     chunkTimeFactor: 20,
@@ -109,8 +109,8 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
   });
 
   it("translates Spanish speech to English with Whisper's translate task (base)", { timeout: 180_000 }, async () => {
-    const spanish = "El tren sale de la estación a las ocho de la mañana. Mi hermana compra pan y leche en la tienda todos los días.";
-    const speech = await synthesize(spanish, { voice: "es", speed: 150 });
+    const spanish = "Hoy hace buen tiempo. Vamos a la playa con mis amigos. Después comemos en un restaurante.";
+    const speech = await synthesize(spanish, { voice: "es", speed: 140 });
     const result = await make().transcribe({
       audioPath: speech.path,
       durationSeconds: speech.duration,
@@ -122,11 +122,12 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     });
     console.log(`[engine] base es→en: ${result.text}`);
     const ws = words(result.text);
-    const english = ws.filter((w) => ["the", "is", "a", "and", "to", "in", "of", "my", "at", "from", "every", "day", "days", "train", "station", "sister", "bread", "milk", "buys", "bought", "store", "shop", "morning", "eight"].includes(w));
-    const spanishOnly = ws.filter((w) => ["el", "la", "de", "los", "las", "sale", "mañana", "hermana", "tienda", "todos", "días", "leche", "pan", "y"].includes(w));
+    // The script says: today the weather is good; we go to the beach with my friends; then we eat in a restaurant.
+    const english = ws.filter((w) => ["today", "is", "a", "good", "weather", "time", "day", "we", "let's", "go", "to", "the", "beach", "with", "my", "friends", "then", "after", "eat", "in", "restaurant"].includes(w));
+    const spanishOnly = ws.filter((w) => ["hoy", "hace", "buen", "tiempo", "vamos", "la", "playa", "con", "mis", "amigos", "después", "comemos", "en", "un"].includes(w));
     expect(result.language).toBe("en");
     expect(result.sourceLanguage).toBe("es");
-    expect(english.length).toBeGreaterThanOrEqual(4);
+    expect(english.length).toBeGreaterThanOrEqual(8);
     expect(spanishOnly.length).toBeLessThanOrEqual(1);
   });
 
@@ -176,7 +177,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     }
   });
 
-  it.only("transcribes a 10-minute file in 60 s windows: no word duplicated or lost at any of the seams", { timeout: 900_000 }, async () => {
+  it("transcribes a 10-minute file in 60 s windows: no word duplicated or lost at any of the seams", { timeout: 900_000 }, async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "transcribe-ten-"));
     const distinct = [];
     for (const [i, sentence] of LONG_SCRIPT.entries()) {
@@ -201,31 +202,24 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
       task: "transcribe",
       temperature: 0,
       signal: new AbortController().signal,
-      onChunk: async (chunk) => {
+      onChunk: async () => {
         windows++;
-        if (process.env.DEBUG_SEAM) {
-          const t = Number(process.env.DEBUG_SEAM);
-          const ws = chunk.segments.flatMap((s) => s.words).filter((w) => w.end > t - 10 && w.start < t + 10);
-          if (ws.length) console.log(`chunk ${chunk.index} [${chunk.start},${chunk.end}]: ${ws.map((w) => `${w.word.trim()}@${w.start.toFixed(1)}`).join(" ")}`);
-          for (const seg of chunk.segments.filter((s) => s.end > t - 10 && s.start < t + 10)) console.log(`   [${seg.start}-${seg.end}] ${seg.text}`);
-        }
       },
     });
-    if (process.env.DEBUG_SEAM) {
-      const t = Number(process.env.DEBUG_SEAM);
-      console.log("merged: " + result.segments.flatMap((s) => s.words).filter((w) => w.end > t - 10 && w.start < t + 10).map((w) => `${w.word.trim()}@${w.start.toFixed(1)}`).join(" "));
-      for (const seg of result.segments.filter((s) => s.end > t - 10 && s.start < t + 10)) console.log(`   [${seg.start}-${seg.end}] ${seg.text}`);
-    }
-    const { wer, runs } = alignmentRuns(reference, result.text, result.segments.flatMap((s) => s.words));
+    const { wer, runs, placed } = alignmentRuns(reference, result.text, result.segments.flatMap((s) => s.words));
+    const seams = Array.from({ length: windows - 1 }, (_, i) => 55 * (i + 1) + 2.5);
+    // Whisper itself may skip a phrase inside a window (that counts in the WER); at a seam
+    // nothing may be duplicated or lost.
+    const atSeams = placed.filter((run) => seams.some((seam) => Math.abs(run.at - seam) <= 8));
     console.log(
       `[engine] ${(audio.duration / 60).toFixed(1)} min in ${windows} windows, ${((Date.now() - started) / 1000).toFixed(0)} s: ` +
         `WER ${(wer * 100).toFixed(1)}%, runs of 3+ inserted/lost words: ${runs.length ? runs.join(" | ") : "none"}; ` +
-        `seams at ${Array.from({ length: windows - 1 }, (_, i) => 55 * (i + 1) + 2.5).join(", ")} s`,
+        `seams at ${seams.join(", ")} s`,
     );
     expect(audio.duration).toBeGreaterThanOrEqual(600);
     expect(windows).toBeGreaterThanOrEqual(10);
     expect(wer).toBeLessThanOrEqual(0.2);
-    expect(runs).toEqual([]);
+    expect(atSeams).toEqual([]);
     for (let i = 1; i < result.segments.length; i++) expect(result.segments[i]!.start).toBeGreaterThanOrEqual(result.segments[i - 1]!.end);
     expect(result.segments.at(-1)!.end).toBeLessThanOrEqual(result.duration + 0.001);
   });

@@ -276,6 +276,7 @@ export function alignmentRuns(reference: string, hypothesis: string, timed?: Arr
   }
   ops.reverse();
   const runs: string[] = [];
+  const placed: Array<{ at: number; text: string }> = [];
   let ri = 0;
   let hi = 0;
   let k = 0;
@@ -284,7 +285,10 @@ export function alignmentRuns(reference: string, hypothesis: string, timed?: Arr
     let n = 0;
     while (k + n < ops.length && ops[k + n] === op) n++;
     if ((op === "i" || op === "d") && n >= 3) {
-      runs.push(op === "i" ? `inserted: ${h.slice(hi, hi + n).join(" ")}${at(hi)}` : `lost: ${r.slice(ri, ri + n).join(" ")}${at(hi - 1)}`);
+      const text = op === "i" ? `inserted: ${h.slice(hi, hi + n).join(" ")}${at(hi)}` : `lost: ${r.slice(ri, ri + n).join(" ")}${at(hi - 1)}`;
+      runs.push(text);
+      const index = Math.min(Math.max(op === "i" ? hi : hi - 1, 0), (times?.length ?? 1) - 1);
+      if (times && times.length === h.length) placed.push({ at: times[index]!, text });
     }
     if (op === "=" || op === "s") {
       ri += n;
@@ -293,5 +297,5 @@ export function alignmentRuns(reference: string, hypothesis: string, timed?: Arr
     else ri += n;
     k += n;
   }
-  return { wer: d[r.length]![h.length]! / Math.max(1, r.length), runs };
+  return { wer: d[r.length]![h.length]! / Math.max(1, r.length), runs, placed };
 }

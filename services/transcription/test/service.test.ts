@@ -159,12 +159,12 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
 
     // Another user: NOT_FOUND everywhere, never PERMISSION_DENIED.
     for (const call of [
-      api.client.getTranscription({ userId: bob, id }),
-      api.client.renameTranscription({ userId: bob, id, newName: "mine now" }),
-      api.client.deleteTranscription({ userId: bob, id }),
-      api.client.retryTranscription({ userId: bob, id }),
+      () => api.client.getTranscription({ userId: bob, id }),
+      () => api.client.renameTranscription({ userId: bob, id, newName: "mine now" }),
+      () => api.client.deleteTranscription({ userId: bob, id }),
+      () => api.client.retryTranscription({ userId: bob, id }),
     ]) {
-      expect((await refusal(call)).code).toBe(Code.NotFound);
+      expect((await refusal(call())).code).toBe(Code.NotFound);
     }
     expect((await refusal(api.client.getTranscription({ userId: alice, id: "not-a-uuid" }))).code).toBe(Code.NotFound);
 
@@ -305,6 +305,17 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
     } finally {
       await keyed.close();
     }
+  });
+
+  it("keeps a file's audio while another transcription of it remains", async () => {
+    const file = media.addFile({ userId: alice, duration: 5 });
+    const one = await api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
+    const two = await api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
+    await api.client.deleteTranscription({ userId: alice, id: one.transcriptionId });
+    await api.client.deleteTranscription({ userId: alice, id: two.transcriptionId });
+    const events = (await outbox(TranscriptDeletedSchema.typeName)).map(decodeEvent) as Array<{ transcriptId: string; rawKey: string; processedKey: string }>;
+    expect(events.find((e) => e.transcriptId === one.transcriptionId)).toMatchObject({ rawKey: "", processedKey: "" });
+    expect(events.find((e) => e.transcriptId === two.transcriptionId)).toMatchObject({ rawKey: file.rawKey, processedKey: file.processedKey });
   });
 
   it("purges a deleted user's data and cancels their running job (UserDeleted)", async () => {

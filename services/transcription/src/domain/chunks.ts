@@ -94,10 +94,32 @@ export function findSeam(
     }
   }
   if (best.length >= minRun) {
+    // Before the run, the right chunk heard clearly more than the left one: the left
+    // one skipped words near its end (Whisper does, close to a window's edge). Take the
+    // right chunk from its first word instead, and the left one up to there.
+    const preLeft = left.slice(leftFrom, best.i).filter((w) => w.start >= overlapStart - 0.2).length;
+    const preRight = best.j;
+    if (preRight >= preLeft + 2) {
+      const from = right[0]!.start;
+      return { keepLeft: firstIndex(left, (w) => (w.start + w.end) / 2 >= from), rightFrom: 0, aligned: true };
+    }
     const half = Math.floor(best.length / 2);
     return { keepLeft: best.i + half, rightFrom: best.j + half, aligned: true };
   }
-  const cut = center;
+  // No agreement to align on: cut at the time that keeps the most words, so a stretch
+  // one chunk skipped comes from the other; with equal counts, nearest the middle.
+  const mid = (w: FlatWord) => (w.start + w.end) / 2;
+  const inOverlap = (w: FlatWord) => w.end > overlapStart && w.start < overlapEnd;
+  const candidates = [center, ...left.filter(inOverlap).map(mid), ...right.filter(inOverlap).map(mid)];
+  let cut = center;
+  let bestKept = -1;
+  for (const t of candidates) {
+    const kept = left.filter((w) => inOverlap(w) && mid(w) < t).length + right.filter((w) => inOverlap(w) && mid(w) >= t).length;
+    if (kept > bestKept || (kept === bestKept && Math.abs(t - center) < Math.abs(cut - center))) {
+      bestKept = kept;
+      cut = t;
+    }
+  }
   const keepLeft = firstIndex(left, (w) => (w.start + w.end) / 2 >= cut);
   const rightFrom = firstIndex(right, (w) => (w.start + w.end) / 2 >= cut);
   return { keepLeft, rightFrom, aligned: false };

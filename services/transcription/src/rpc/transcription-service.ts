@@ -252,12 +252,22 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
           .where("transcription_id", "=", id)
           .where("status", "in", ["pending", "processing", "transcribing"])
           .execute();
+        // Media deletes the objects the event names. Another live transcription of the
+        // same file still needs them: then the event names none.
+        const sharing = await trx
+          .selectFrom("transcriptions")
+          .select("id")
+          .where("file_id", "=", current.file_id)
+          .where("user_id", "=", userId)
+          .where("id", "<>", id)
+          .where("status", "<>", "deleted")
+          .executeTakeFirst();
         await enqueueEvents(trx, [
           newEvent(TranscriptDeletedSchema, {
             transcriptId: id,
             userId,
-            rawKey: current.raw_key,
-            processedKey: current.processed_key ?? "",
+            rawKey: sharing ? "" : current.raw_key,
+            processedKey: sharing ? "" : (current.processed_key ?? ""),
           }),
         ]);
       });

@@ -126,6 +126,7 @@ export class LocalTranscriber implements Transcriber {
             temperature: request.temperature,
             prompt: request.prompt ?? null,
             vad: true,
+            seed: 0,
           },
           { signal, timeoutMs: Math.max(60_000, (window.end - window.start) * this.options.chunkTimeFactor * 1000) },
         );
