@@ -303,6 +303,61 @@ describe("transcript page", () => {
     expect(link.hasAttribute("download")).toBe(true);
   });
 
+  it("re-runs with another model: POST …/retry with the settings, then polls until completed", async () => {
+    const models = {
+      models: [...MODELS.models, { id: "whisper-small", provider: "local", name: "Whisper small (local)", languages: ["auto", "en", "de"], translation: true, available: true }],
+    };
+    let retried = false;
+    let pollsAfterRetry = 0;
+    const { network } = openTranscript({
+      "GET /api/v1/models": () => json(models),
+      "GET /api/v1/transcriptions/t1": () => {
+        if (!retried) return json(DETAIL);
+        pollsAfterRetry += 1;
+        // The row goes back to pending, then the worker finishes it with the new model.
+        return pollsAfterRetry === 1
+          ? json({ ...DETAIL, status: "pending", result: null, config: { ...DETAIL.config, model: "whisper-small", language: "de" } })
+          : json({
+              ...DETAIL,
+              config: { ...DETAIL.config, model: "whisper-small", language: "de" },
+              result: { ...DETAIL.result, text: "Hallo da.", segments: [{ id: 0, start: 0, end: 4, text: " Hallo da." }] },
+            });
+      },
+      "POST /api/v1/transcriptions/t1/retry": () => {
+        retried = true;
+        return json({ job_id: "job-2" });
+      },
+    });
+    await screen.findByRole("heading", { level: 1, name: "Team meeting" });
+    fireEvent.click(screen.getByRole("button", { name: "Re-run" }));
+    const form = await screen.findByRole("form", { name: "Re-run transcription" });
+    // It starts from the transcript's own settings.
+    await waitFor(() => expect(within(form).getByLabelText("Model")).toHaveValue("whisper-base"));
+    expect(within(form).getByLabelText("Language")).toHaveValue("en");
+
+    fireEvent.change(within(form).getByLabelText("Model"), { target: { value: "whisper-small" } });
+    fireEvent.change(within(form).getByLabelText("Language"), { target: { value: "de" } });
+    fireEvent.click(within(form).getByRole("checkbox", { name: "Translate to English" }));
+    fireEvent.click(within(form).getByRole("button", { name: "Re-run" }));
+
+    await waitFor(() => expect(network.calls).toContain("POST /api/v1/transcriptions/t1/retry"));
+    expect(bodyOf(network, "POST", "/api/v1/transcriptions/t1/retry")).toEqual({
+      settings: { model: "whisper-small", language: "de", translate_to_en: true },
+    });
+    // The form closes, the page shows the running status and polls until the new result arrives.
+    expect(await screen.findByText(/this page updates by itself/)).toBeInTheDocument();
+    expect(screen.queryByRole("form", { name: "Re-run transcription" })).toBeNull();
+    expect(await screen.findByText("Hallo da.", {}, { timeout: 8_000 })).toBeInTheDocument();
+    expect(screen.getByText("whisper-small")).toBeInTheDocument();
+    expect(pollsAfterRetry).toBeGreaterThanOrEqual(2);
+  }, 15_000);
+
+  it("offers no re-run while the transcription runs", async () => {
+    openTranscript({ "GET /api/v1/transcriptions/t1": () => json({ ...DETAIL, status: "transcribing", result: null }) });
+    expect(await screen.findByText("Transcribing")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Re-run" })).toBeDisabled();
+  });
+
   it("shows the status and polls while the transcription runs", async () => {
     openTranscript({ "GET /api/v1/transcriptions/t1": () => json({ ...DETAIL, status: "transcribing", result: null }) });
     expect(await screen.findByText("Transcribing")).toBeInTheDocument();

@@ -11,6 +11,33 @@ import { getHealth, type RunningStack, startStack, waitFor } from "./stack.js";
 
 const expectedServices = ["bff", ...processes.filter((p) => p.name !== "bff").map((p) => p.name)];
 
+/** Chromium for the browser scripts; CI installs it (.ci/run), there a missing browser is a failure, not a skip. */
+function browserAvailable(): boolean {
+  const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  if (existsSync(chromiumPath)) return true;
+  if (process.env.CI) throw new Error(`Chromium not found at ${chromiumPath}`);
+  console.log(`skipped: no Chromium at ${chromiumPath} (apt-get install chromium)`);
+  return false;
+}
+
+/** Runs one web/e2e script against the stack; its checklist is printed, a non-zero exit fails with the launcher's output. */
+function runBrowserScript(stack: RunningStack, script: string, extra: string[], timeoutMs: number): void {
+  const result = spawnSync(process.execPath, [path.join(repoRoot, script), stack.baseUrl, ...extra], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    timeout: timeoutMs,
+  });
+  console.log(`${script}\n${result.stdout}`);
+  const why = result.error ? `${result.error.message}\n` : "";
+  expect(result.status, `${script}\n${why}${result.stdout}\n${result.stderr}\n--- launcher output ---\n${stack.output().slice(-4000)}`).toBe(0);
+}
+
+function logWhisperEnvironment(): void {
+  const python = process.env.WHISPER_PYTHON ?? "(default: ~/.cache/transcribe/engine-venv/bin/python if present, else python3)";
+  const models = process.env.WHISPER_MODELS_DIR ?? "(default: ~/.cache/transcribe/models)";
+  console.log(`local Whisper engine: WHISPER_PYTHON=${python} WHISPER_MODELS_DIR=${models}`);
+}
+
 describe("embedded mode: npm start", () => {
   let dataDir: string;
   let env: Record<string, string>;
@@ -79,13 +106,7 @@ describe("embedded mode: npm start", () => {
   });
 
   it("passes the browser checks through the BFF ('Page Not Found', theme, network toasts, sign-in, account, upload)", async (context) => {
-    const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-    if (!existsSync(chromiumPath)) {
-      // CI installs Chromium (.ci/run); there a missing browser is a failure, not a skip.
-      if (process.env.CI) throw new Error(`Chromium not found at ${chromiumPath}`);
-      console.log(`skipped: no Chromium at ${chromiumPath} (apt-get install chromium)`);
-      return context.skip();
-    }
+    if (!browserAvailable()) return context.skip();
     // smoke.mjs: home, not-found, error screen; platform.mjs: theme kept across a reload,
     // 'system' following the OS, offline/online toasts; accounts.mjs: magic-link sign-in
     // through the UI to the saved target, name change, sign-out (issue 4); upload.mjs: a real
@@ -99,16 +120,21 @@ describe("embedded mode: npm start", () => {
       ["web/e2e/accounts.mjs", [mailUrl]],
       ["web/e2e/upload.mjs", [mailUrl]],
     ];
-    for (const [script, extra] of scripts) {
-      const result = spawnSync(process.execPath, [path.join(repoRoot, script), stack!.baseUrl, ...extra], {
-        cwd: repoRoot,
-        encoding: "utf8",
-        timeout: 180_000,
-      });
-      console.log(`${script}\n${result.stdout}`);
-      expect(result.status, `${script}\n${result.stdout}\n${result.stderr}\n--- launcher output ---\n${stack!.output().slice(-4000)}`).toBe(0);
-    }
+    for (const [script, extra] of scripts) runBrowserScript(stack!, script, extra, 180_000);
   }, 600_000);
+
+  it("transcribes in the browser with the local Whisper engine, plays along, re-runs and exports every format", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    // transcript.mjs (issues 6 and 7): espeak-ng speech from a known script uploaded and
+    // started with the default local model, 'Completed' in the table without a reload, the
+    // transcript's word error rate against the script (≤ 20%, printed), play with the
+    // highlight moving, a click on a later segment moving the player, a re-run with another
+    // local model, and every export format downloaded from the menu. The engine runs with
+    // the launcher's environment (WHISPER_PYTHON, WHISPER_MODELS_DIR, passed through by
+    // startStack; their defaults are the engine venv and ~/.cache/transcribe/models).
+    logWhisperEnvironment();
+    runBrowserScript(stack!, "web/e2e/transcript.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
+  }, 900_000);
 
   it("reports a stopped service as down (503, named) and recovers when it is back", async () => {
     process.kill(await stack!.pidOf("blog"), "SIGKILL");
@@ -165,4 +191,56 @@ describe("configuration errors", () => {
     expect(result.stderr).toContain("EMBEDDED_PG_PORT");
     expect(result.stderr).toContain("BFF_PORT");
   });
+});
+
+// Issue 10's last acceptance: the same services on Kafka (EVENT_BUS=kafka) pass the upload →
+// transcript → export journey. Runs when KAFKA_BROKERS names a broker (CI starts one with
+// deploy/kafka/kafka.sh start); otherwise skipped with the reason, unless REQUIRE_KAFKA is set.
+const kafkaBrokers = process.env.KAFKA_BROKERS;
+if (!kafkaBrokers) {
+  if (process.env.REQUIRE_KAFKA) throw new Error("REQUIRE_KAFKA is set but KAFKA_BROKERS is not: no broker for the stack on Kafka");
+  console.log("skipped 'embedded mode on Kafka': KAFKA_BROKERS is not set (bash deploy/kafka/kafka.sh start, then KAFKA_BROKERS=127.0.0.1:9092)");
+}
+
+describe.skipIf(!kafkaBrokers)("embedded mode on Kafka: npm start with EVENT_BUS=kafka", () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let stack: RunningStack | undefined;
+
+  beforeAll(async () => {
+    await mkdir(path.join(repoRoot, ".data"), { recursive: true });
+    dataDir = await mkdtemp(path.join(repoRoot, ".data", "stack-test-kafka-"));
+    env = {
+      DATA_DIR: dataDir,
+      BFF_PORT: String(await freePort()),
+      SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
+      EMBEDDED_PG_PORT: String(await freePort()),
+      MAILDEV_SMTP_PORT: String(await freePort()),
+      MAILDEV_WEB_PORT: String(await freePort()),
+      RESTART_DELAY_MS: "1500",
+      EVENT_BUS: "kafka",
+      KAFKA_BROKERS: kafkaBrokers!,
+      // Topics and consumer groups of this run only, apart from any other run on the broker.
+      KAFKA_TOPIC_PREFIX: `stack-test-${Date.now()}.`,
+    };
+  });
+
+  afterAll(async () => {
+    await stack?.interrupt();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("starts every service healthy on the broker", async () => {
+    stack = startStack(env);
+    const health = await waitFor(() => getHealth(stack!.baseUrl), (h) => h?.status === 200, 90_000, "health 200 on Kafka").catch((error) => {
+      throw new Error(`${error.message}\n--- launcher output ---\n${stack!.output().slice(-4000)}`);
+    });
+    expect(health!.body.services.every((s) => s.ok)).toBe(true);
+  });
+
+  it("passes the upload → transcript → export journey in the browser (transcript.mjs)", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    logWhisperEnvironment();
+    runBrowserScript(stack!, "web/e2e/transcript.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
+  }, 900_000);
 });

@@ -6,13 +6,13 @@ import { useNavigate } from "@tanstack/react-router";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button, Card, Spinner } from "../../components/ui";
-import { getTranscription, getTranscriptionAudioUrl, queryKeys } from "../../lib/api/product";
+import { getTranscription, getTranscriptionAudioUrl, queryKeys, retryTranscription } from "../../lib/api/product";
 import type { Segment, TranscriptionDetail } from "../../lib/api/schemas";
 import { formatDateTime, formatDuration } from "../../lib/format";
 import { DeleteDialog } from "../transcriptions/DeleteDialog";
 import { RenameDialog } from "../transcriptions/RenameDialog";
 import { IN_PROGRESS_STATUSES, StatusBadge } from "../transcriptions/StatusBadge";
-import { languageLabel } from "../transcriptions/StartTranscriptionForm";
+import { languageLabel, StartTranscriptionForm } from "../transcriptions/StartTranscriptionForm";
 import { activeIndex } from "./active-segment";
 import { ExportMenu } from "./ExportMenu";
 
@@ -35,11 +35,14 @@ export function TranscriptView({ id }: { id: string }) {
   });
   const [renameOpen, setRenameOpen] = useState(false);
   const [deleteOpen, setDeleteOpen] = useState(false);
+  const [rerunOpen, setRerunOpen] = useState(false);
 
   if (detail.isPending) return <Spinner label="Loading transcript…" />;
   if (detail.isError) throw detail.error;
   const transcript = detail.data;
   const completed = transcript.status === "completed";
+  // The service re-runs only a finished transcription (409 while a job runs).
+  const canRerun = completed || transcript.status === "failed";
 
   return (
     <div className="transcript-page">
@@ -52,6 +55,9 @@ export function TranscriptView({ id }: { id: string }) {
           <Button size="sm" onClick={() => setRenameOpen(true)}>
             Rename
           </Button>
+          <Button size="sm" onClick={() => setRerunOpen((open) => !open)} disabled={!canRerun} aria-expanded={rerunOpen}>
+            Re-run
+          </Button>
           <ExportMenu transcriptionId={id} disabled={!completed} />
           <Button size="sm" variant="danger" onClick={() => setDeleteOpen(true)}>
             Delete
@@ -60,6 +66,28 @@ export function TranscriptView({ id }: { id: string }) {
       </header>
 
       <Metadata transcript={transcript} />
+
+      {rerunOpen && canRerun ? (
+        <Card className="rerun">
+          <h2 className="rerun-title">Re-run with another model</h2>
+          <StartTranscriptionForm
+            // The retry addresses the transcription; the file id only completes the form's validation.
+            fileId={transcript.audioFile.fileId ?? id}
+            initial={{ model: transcript.config?.model, language: transcript.config?.language }}
+            label="Re-run transcription"
+            submitLabel="Re-run"
+            cancelLabel="Cancel"
+            submit={async (settings) => {
+              await retryTranscription(id, settings);
+              return { transcriptionId: id, message: "Transcription restarted" };
+            }}
+            // The form invalidates every ["transcriptions", …] query, this page's detail too: it
+            // refetches the row (pending again), which starts the polling until it completes.
+            onStarted={() => setRerunOpen(false)}
+            onCancel={() => setRerunOpen(false)}
+          />
+        </Card>
+      ) : null}
 
       {completed ? null : (
         <Card className="transcript-status" role="status">

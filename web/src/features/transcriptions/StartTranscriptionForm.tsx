@@ -5,13 +5,26 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button, FieldError, Label, Spinner } from "../../components/ui";
-import { listModels, queryKeys, startTranscription } from "../../lib/api/product";
+import { listModels, queryKeys, startTranscription, type StartTranscription } from "../../lib/api/product";
 import { startTranscriptionRequestSchema, VALIDATION_MESSAGES, type SpeechModel } from "../../lib/api/schemas";
+
+export type TranscriptionSettings = StartTranscription["settings"];
 
 export interface StartTranscriptionFormProps {
   fileId: string;
   onStarted?: (transcriptionId: string) => void;
   onCancel?: () => void;
+  /**
+   * Where the chosen settings go; by default a new transcription of the file (POST
+   * /transcriptions). The transcript page's re-run sends them to POST /transcriptions/{id}/retry.
+   */
+  submit?: (settings: TranscriptionSettings) => Promise<{ transcriptionId: string; message?: string }>;
+  /** Preselected settings (the re-run form starts from the transcript's own). */
+  initial?: Partial<TranscriptionSettings>;
+  /** The form's accessible name and its submit button's text. */
+  label?: string;
+  submitLabel?: string;
+  cancelLabel?: string;
 }
 
 const languageNames = (() => {
@@ -32,28 +45,45 @@ export function languageLabel(code: string): string {
   }
 }
 
-export function StartTranscriptionForm({ fileId, onStarted, onCancel }: StartTranscriptionFormProps) {
+export function StartTranscriptionForm({
+  fileId,
+  onStarted,
+  onCancel,
+  submit: send,
+  initial,
+  label = "Start transcription",
+  submitLabel = "Start transcription",
+  cancelLabel = "Discard",
+}: StartTranscriptionFormProps) {
   const queryClient = useQueryClient();
   const models = useQuery({ queryKey: queryKeys.models, queryFn: ({ signal }) => listModels(signal) });
-  const [chosenModel, setChosenModel] = useState<string | undefined>(undefined);
-  const [language, setLanguage] = useState("");
-  const [translate, setTranslate] = useState(false);
+  const [chosenModel, setChosenModel] = useState<string | undefined>(initial?.model);
+  const [language, setLanguage] = useState(initial?.language ?? "");
+  const [translate, setTranslate] = useState(initial?.translateToEn ?? false);
   const [errors, setErrors] = useState<{ language?: string; translate?: string; model?: string }>({});
   const ids = { model: useId(), language: useId(), translate: useId(), languageError: useId(), translateHint: useId() };
 
   const catalog = models.data?.models ?? [];
-  const modelId = chosenModel ?? catalog.find((m) => m.available)?.id ?? "";
+  // A preselected model that is not (or no longer) available falls back to the first that is.
+  const chosen = catalog.find((m) => m.id === chosenModel && m.available);
+  const modelId = chosen?.id ?? catalog.find((m) => m.available)?.id ?? "";
   const model: SpeechModel | undefined = catalog.find((m) => m.id === modelId);
   const languages = model?.languages ?? [];
   const isEnglish = language === "en";
   const translateDisabled = isEnglish || model?.translation === false;
 
   const start = useMutation({
-    mutationFn: startTranscription,
+    mutationFn: (settings: TranscriptionSettings) =>
+      send
+        ? send(settings)
+        : startTranscription({ fileId, settings }).then((response) => ({
+            transcriptionId: response.transcriptionId ?? response.jobId,
+            message: response.message,
+          })),
     onSuccess: (response) => {
       toast.success(response.message ?? "Transcription started");
       void queryClient.invalidateQueries({ queryKey: queryKeys.transcriptions });
-      onStarted?.(response.transcriptionId ?? response.jobId);
+      onStarted?.(response.transcriptionId);
     },
     onError: (error) => toast.error(error.message),
   });
@@ -76,7 +106,7 @@ export function StartTranscriptionForm({ fileId, onStarted, onCancel }: StartTra
       return;
     }
     setErrors({});
-    start.mutate({ fileId, settings: { model: parsed.data.settings.model, language: parsed.data.settings.language, translateToEn: parsed.data.settings.translateToEn } });
+    start.mutate({ model: parsed.data.settings.model, language: parsed.data.settings.language, translateToEn: parsed.data.settings.translateToEn });
   };
 
   if (models.isPending) return <Spinner label="Loading models…" />;
@@ -92,7 +122,7 @@ export function StartTranscriptionForm({ fileId, onStarted, onCancel }: StartTra
   }
 
   return (
-    <form className="start-form" onSubmit={submit} noValidate aria-label="Start transcription">
+    <form className="start-form" onSubmit={submit} noValidate aria-label={label}>
       <div className="field">
         <Label htmlFor={ids.model}>Model</Label>
         <select
@@ -168,11 +198,11 @@ export function StartTranscriptionForm({ fileId, onStarted, onCancel }: StartTra
 
       <div className="button-row">
         <Button type="submit" variant="primary" loading={start.isPending} disabled={!model?.available}>
-          Start transcription
+          {submitLabel}
         </Button>
         {onCancel ? (
           <Button variant="ghost" onClick={onCancel} disabled={start.isPending}>
-            Discard
+            {cancelLabel}
           </Button>
         ) : null}
       </div>

@@ -56,6 +56,17 @@ export function startTranscription(request: StartTranscription) {
   return api.request({ method: "POST", path: "/transcriptions", body: request, schema: startTranscriptionResponseSchema });
 }
 
+/** POST /transcriptions/{id}/retry: runs the same file again with other settings (409 while a job runs). */
+export function retryTranscription(id: string, settings: StartTranscription["settings"]) {
+  return api.request({
+    method: "POST",
+    path: "/transcriptions/{id}/retry",
+    params: { id },
+    body: { settings },
+    schema: z.object({ jobId: z.string() }),
+  });
+}
+
 export function listTranscriptions(params: TranscriptionListParams, signal?: AbortSignal) {
   return api.request({
     path: "/transcriptions",
