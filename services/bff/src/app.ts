@@ -1,5 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { createServiceClient, enterRequestContext, type Logger, REQUEST_ID_HEADER } from "@transcribe/platform";
+import { addressPolicy, createServiceClient, enterRequestContext, type HostResolver, type Logger, REQUEST_ID_HEADER } from "@transcribe/platform";
+import { imageProxyRoutes } from "./routes/image-proxy.js";
+import { supportRoutes } from "./routes/support.js";
+import { createRateLimiter } from "./http/rate-limit.js";
+import { NotifierService } from "@transcribe/proto/notifier/v1/notifier";
+import { greetingRoutes, groqGreetingWriter, type GreetingWriter } from "./routes/greeting.js";
 import { ExportService } from "@transcribe/proto/export/v1/export";
 import { MediaService } from "@transcribe/proto/media/v1/media";
 import Fastify, { type FastifyBaseLogger } from "fastify";
@@ -14,12 +19,23 @@ import { healthRoutes } from "./routes/health.js";
 import { meRoutes } from "./routes/me.js";
 import { mediaRoutes } from "./routes/media.js";
 import { exportRoutes } from "./routes/exports.js";
+import { billingRoutes } from "./routes/billing.js";
+import { BillingService } from "@transcribe/proto/billing/v1/billing";
+import { blogRoutes } from "./routes/blog.js";
+import { BlogService } from "@transcribe/proto/blog/v1/blog";
 import { EXPORT_STORAGE_PREFIX, STORAGE_PREFIX, storageProxy } from "./routes/storage-proxy.js";
 import { transcriptionRoutes } from "./routes/transcriptions.js";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { createAuthClient, createHealthClients, upstreamUrls } from "./upstreams.js";
 
-export async function buildBff(config: BffConfig, logger: Logger) {
+export interface BffOverrides {
+  /** The image proxy's DNS resolver (tests answer with their own addresses). */
+  imageResolver?: HostResolver;
+  /** Replaces the Groq call of the AI greeting (tests). */
+  greetingWriter?: GreetingWriter;
+}
+
+export async function buildBff(config: BffConfig, logger: Logger, overrides: BffOverrides = {}) {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     requestIdHeader: REQUEST_ID_HEADER,
@@ -49,6 +65,28 @@ export async function buildBff(config: BffConfig, logger: Logger) {
     media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
   });
   await app.register(exportRoutes, { client: createServiceClient(ExportService, urls.export, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
+  await app.register(billingRoutes, { client: createServiceClient(BillingService, urls.billing, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
+  await app.register(blogRoutes, { client: createServiceClient(BlogService, urls.blog, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
+  await app.register(imageProxyRoutes, {
+    fetch: {
+      policy: addressPolicy(config.IMAGE_PROXY_ALLOW_CIDRS, "IMAGE_PROXY_ALLOW_CIDRS"),
+      maxBytes: config.IMAGE_PROXY_MAX_BYTES,
+      timeoutMs: config.IMAGE_PROXY_TIMEOUT_MS,
+      ...(overrides.imageResolver ? { resolver: overrides.imageResolver } : {}),
+    },
+  });
+  await app.register(supportRoutes, {
+    client: createServiceClient(NotifierService, urls.notifier, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    perUser: createRateLimiter({ limit: config.SUPPORT_RATE_LIMIT_PER_HOUR, windowMs: 3_600_000 }),
+    perAddress: createRateLimiter({ limit: config.CONTACT_RATE_LIMIT_PER_HOUR, windowMs: 3_600_000 }),
+  });
+  await app.register(greetingRoutes, {
+    writer:
+      overrides.greetingWriter ??
+      (config.GROQ_API_KEY ? groqGreetingWriter({ apiKey: config.GROQ_API_KEY, model: config.GROQ_MODEL }) : undefined),
+    timeoutMs: config.AI_GREETING_TIMEOUT_MS,
+    logger,
+  });
   await storageProxy(app, {
     upstreams: [
       { prefix: STORAGE_PREFIX, url: urls.media, methods: ["GET", "HEAD", "PUT"] },

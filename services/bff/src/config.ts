@@ -25,6 +25,22 @@ export const bffConfigSchema = commonConfigSchema.extend({
   SESSION_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(5_000),
   /** Deadline for one health probe, so one hung service cannot stall /api/v1/health. */
   HEALTH_TIMEOUT_MS: env.positiveInt(2_000),
+  /** POST /api/v1/image-proxy: largest image passed on, and the deadline for fetching it (all redirects included). */
+  IMAGE_PROXY_MAX_BYTES: env.positiveInt(5 * 1024 * 1024),
+  IMAGE_PROXY_TIMEOUT_MS: env.positiveInt(5_000),
+  /** Comma-separated CIDRs the image proxy may reach although private (an intranet); empty by default. */
+  IMAGE_PROXY_ALLOW_CIDRS: z
+    .string()
+    .default("")
+    .transform((value) => value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
+  /** Support requests one user may send per hour, and contact messages per client address. */
+  SUPPORT_RATE_LIMIT_PER_HOUR: env.positiveInt(5),
+  CONTACT_RATE_LIMIT_PER_HOUR: env.positiveInt(5),
+  /** Groq API key: when set, GET /api/v1/ai-greeting asks Groq's chat API for the greeting. */
+  GROQ_API_KEY: z.string().min(1).optional(),
+  GROQ_MODEL: z.string().min(1).default("llama-3.1-8b-instant"),
+  /** Deadline for the Groq call; past it the template greeting is used. */
+  AI_GREETING_TIMEOUT_MS: env.positiveInt(1_500),
 });
 
 export type BffConfig = z.infer<typeof bffConfigSchema>;

@@ -1,11 +1,12 @@
 import { runService } from "@transcribe/platform";
-import { z } from "zod";
+import { billingConfigSchema, type BillingConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
+import { buildBillingService } from "./service.js";
 
 await runService({
   name: "billing",
   defaultPort: 7005,
-  config: z.object({}),
+  config: billingConfigSchema,
   migrations,
-  build: () => ({}),
+  build: ({ config, logger, database }) => buildBillingService({ config: config as BillingConfig, logger, database: database! }),
 });

@@ -1,11 +1,12 @@
 import { runService } from "@transcribe/platform";
-import { z } from "zod";
+import { blogConfigSchema } from "./config.js";
 import { migrations } from "./db/migrations.js";
+import { buildBlogService } from "./service.js";
 
 await runService({
   name: "blog",
   defaultPort: 7007,
-  config: z.object({}),
+  config: blogConfigSchema,
   migrations,
-  build: () => ({}),
+  build: ({ config, logger, database }) => buildBlogService({ config, logger, database: database! }).parts,
 });

@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { checkSmtp, type NotifierConfig } from "./config.js";
 import type { NotifierDatabase } from "./db/migrations.js";
 import { mailConsumer } from "./events/mail-consumer.js";
+import { ticketRoutes } from "./tickets.js";
 import { logTransport, type MailTransport, smtpTransport } from "./transport.js";
 
 export function buildNotifier(deps: { config: NotifierConfig; logger: Logger; database: Database<any> }) {
@@ -19,6 +20,7 @@ export function buildNotifier(deps: { config: NotifierConfig; logger: Logger; da
     logMagicLinks: config.NODE_ENV === "development",
   });
   const parts: ServiceParts = {
+    routes: ticketRoutes({ db: deps.database.db as Kysely<NotifierDatabase>, transport, supportEmail: config.SUPPORT_EMAIL, logger }),
     subscriptions: [{ topics: ["notifier.mail"], handler }],
     background: [{ start: () => {}, stop: async () => transport.close() }],
   };

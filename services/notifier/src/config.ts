@@ -14,6 +14,8 @@ export const notifierConfigSchema = z.object({
   MAIL_FROM: z.string().min(3).default("Transcribe <no-reply@localhost>"),
   /** Deadline of one SMTP conversation; a hung server makes the delivery fail and retry. */
   SMTP_TIMEOUT_MS: env.positiveInt(20_000),
+  /** Where the support (/support) and contact (/contact-us) forms are mailed. */
+  SUPPORT_EMAIL: z.email().default("support@localhost"),
 });
 
 export type NotifierConfig = z.infer<typeof notifierConfigSchema> & { NODE_ENV: "development" | "production" | "test" };

@@ -33,6 +33,7 @@ export function smtpTransport(options: { url: string; from: string; timeoutMs: n
         text: mail.text,
         html: mail.html,
         messageId,
+        ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
         headers: { "X-Transcribe-Kind": mail.kind },
       });
       return messageId;

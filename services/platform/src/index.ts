@@ -13,3 +13,4 @@ export * from "./rpc/client.js";
 export * from "./rpc/server.js";
 export * from "./events/index.js";
 export * from "./storage/index.js";
+export * from "./net/address-guard.js";

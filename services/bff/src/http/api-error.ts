@@ -38,6 +38,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error instanceof AppError || error instanceof ConnectError) {
       const appError = fromConnectError(error);
       if (appError.code === "internal") request.log.error({ err: error }, "upstream internal error");
+      // Billing's quota refusal (through transcription) gets its own status and code for the web client.
+      if (appError.detail?.reason === "trial_limit_exceeded") {
+        return sendApiError(reply, 402, "trial_limit_exceeded", appError.message, appError.detail);
+      }
       return sendApiError(reply, httpStatusOf[appError.code], appError.code, appError.message, appError.detail);
     }
     if (isResponseSerializationError(error)) {

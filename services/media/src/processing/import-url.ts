@@ -1,12 +1,18 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { createWriteStream } from "node:fs";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { AppError } from "@transcribe/platform";
-import ipaddr from "ipaddr.js";
+import {
+  addressPolicy as sharedAddressPolicy,
+  AppError,
+  bareHost,
+  ForbiddenAddressError,
+  guardedLookup,
+  isAllowedAddress,
+  resolveAllowed,
+  type AddressPolicy,
+} from "@transcribe/platform";
 import { ALLOWED_CONTENT_TYPES, contentTypeForExtension, hasExtension, messages, normalizeContentType, type AllowedContentType } from "../domain/rules.js";
 
 export const importMessages = {
@@ -21,66 +27,11 @@ export const importMessages = {
   timeout: "The URL took too long to download",
 } as const;
 
-export interface AddressPolicy {
-  /** CIDRs allowed although not public unicast (an intranet install, tests on loopback). */
-  allow: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
-}
+/** The address rules live in the platform (shared with the BFF's image proxy). */
+export { isAllowedAddress, type AddressPolicy };
 
 export function addressPolicy(allowCidrs: readonly string[]): AddressPolicy {
-  return {
-    allow: allowCidrs.map((cidr) => {
-      try {
-        return ipaddr.parseCIDR(cidr);
-      } catch {
-        throw new Error(`MEDIA_IMPORT_ALLOW_CIDRS: "${cidr}" is not a CIDR such as 10.0.0.0/8`);
-      }
-    }),
-  };
-}
-
-/**
- * Only public unicast addresses, unless explicitly allowed: loopback, private,
- * link-local (cloud metadata at 169.254.169.254), carrier-grade NAT (100.100.100.200),
- * unique-local (fd00:ec2::254), reserved (192.0.0.192), multicast, and the IPv6 forms that
- * embed an IPv4 address (mapped, NAT64, 6to4, Teredo) are all refused.
- */
-export function isAllowedAddress(address: string, policy: AddressPolicy): boolean {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.process(address); // unwraps ::ffff:a.b.c.d to the IPv4 address it is
-  } catch {
-    return false;
-  }
-  if (policy.allow.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits))) return true;
-  return ip.range() === "unicast";
-}
-
-/**
- * Resolves like dns.lookup, then refuses the whole answer if any address is not allowed,
- * so the connection can only go to an address that was checked (no window for DNS
- * rebinding between the check and the connect).
- */
-function guardedLookup(policy: AddressPolicy): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, "", 0);
-      const list = addresses as LookupAddress[];
-      if (list.length === 0 || list.some((a) => !isAllowedAddress(a.address, policy))) {
-        return callback(new ForbiddenAddressError(hostname), "", 0);
-      }
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-      const first = list[0]!;
-      callback(null, first.address, first.family);
-    });
-  };
-}
-
-class ForbiddenAddressError extends Error {
-  override readonly name = "ForbiddenAddressError";
-  readonly code = "EFORBIDDENADDRESS";
-  constructor(host: string) {
-    super(`${host} resolves to a forbidden address`);
-  }
+  return sharedAddressPolicy(allowCidrs, "MEDIA_IMPORT_ALLOW_CIDRS");
 }
 
 /** Checks a URL before any request: scheme, credentials, and where its host resolves. */
@@ -94,16 +45,11 @@ export async function checkImportUrl(raw: string, policy: AddressPolicy): Promis
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(importMessages.scheme);
   if (url.username || url.password) throw invalid(importMessages.credentials);
   const host = bareHost(url);
-  if (ipaddr.isValid(host)) {
-    if (!isAllowedAddress(host, policy)) throw invalid(importMessages.forbiddenAddress);
-    return url;
+  try {
+    await resolveAllowed(host, policy);
+  } catch (error) {
+    throw error instanceof ForbiddenAddressError ? invalid(importMessages.forbiddenAddress) : invalid(importMessages.unresolvable(host));
   }
-  await new Promise<void>((resolve, reject) => {
-    guardedLookup(policy)(host, { all: true }, (error) => {
-      if (!error) return resolve();
-      reject(error instanceof ForbiddenAddressError ? invalid(importMessages.forbiddenAddress) : invalid(importMessages.unresolvable(host)));
-    });
-  });
   return url;
 }
 
@@ -249,9 +195,6 @@ function nameFor(url: URL, disposition: string | undefined): string {
   return name.length > 0 ? name : "download";
 }
 
-function bareHost(url: URL): string {
-  return url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-}
 
 function invalid(message: string): AppError {
   return new AppError("invalid_argument", message);

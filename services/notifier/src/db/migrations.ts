@@ -19,7 +19,39 @@ export const migrations: Migrations = {
       await sql`create index mail_log_recipient on mail_log (recipient, sent_at)`.execute(db);
     },
   },
+  "0002_notifier_002_tickets": {
+    async up(db: Kysely<any>) {
+      // The support and contact forms: every message is kept, mailed or not.
+      await sql`
+        create table tickets (
+          id uuid primary key,
+          kind text not null check (kind in ('support', 'contact')),
+          user_id text,
+          name text not null default '',
+          email text not null,
+          subject text not null,
+          message text not null,
+          transcription_id text,
+          mailed_at timestamptz,
+          created_at timestamptz not null default now()
+        )`.execute(db);
+      await sql`create index tickets_created_at on tickets (created_at)`.execute(db);
+    },
+  },
 };
+
+export interface TicketsTable {
+  id: string;
+  kind: "support" | "contact";
+  user_id: string | null;
+  name: string;
+  email: string;
+  subject: string;
+  message: string;
+  transcription_id: string | null;
+  mailed_at: Date | null;
+  created_at: Generated<Date>;
+}
 
 export interface MailLogTable {
   event_id: string;
@@ -34,4 +66,5 @@ export interface MailLogTable {
 
 export interface NotifierDatabase {
   mail_log: MailLogTable;
+  tickets: TicketsTable;
 }

@@ -6,11 +6,13 @@ export interface OutgoingMail {
   html: string;
   /** What it is for: "magic-link", "verify-email", "reset-password", ... */
   kind: string;
+  /** The sender of a support or contact message: replies go to them. */
+  replyTo?: string;
 }
 
 const PRODUCT = "Transcribe";
 
-function escapeHtml(value: string): string {
+export function escapeHtml(value: string): string {
   return value
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")

@@ -79,11 +79,12 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
   }
 
   let quotaUnimplementedLogged = false;
-  async function checkQuota(userId: string, seconds: number): Promise<void> {
+  /** Asks billing; an allowed answer reserves the minutes for jobId until the job completes. */
+  async function checkQuota(userId: string, seconds: number, jobId: string): Promise<void> {
     if (!deps.billing) return;
     let answer;
     try {
-      answer = await deps.billing.checkQuota({ userId, audioSeconds: Math.max(seconds, 1) });
+      answer = await deps.billing.checkQuota({ userId, audioSeconds: Math.max(seconds, 1), jobId });
     } catch (error) {
       // A billing service that does not implement CheckQuota yet (this build) enforces no
       // quota; any other failure refuses the job rather than give free usage silently.
@@ -96,10 +97,13 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       throw new AppError("unavailable", `Usage limits cannot be checked right now: ${appError.message}`);
     }
     if (!answer.allowed) {
-      throw new AppError("resource_exhausted", "Trial limit reached: upgrade to premium to transcribe more", {
-        used: answer.used,
-        limit: answer.limit,
-      });
+      // detail.reason lets the BFF answer with its distinct trial_limit_exceeded code.
+      throw new AppError(
+        "resource_exhausted",
+        `Trial limit reached: you have used ${answer.used} of your ${answer.limit} free minutes (${answer.remaining} left) ` +
+          `and this file needs ${answer.requested}. Upgrade to premium to transcribe more.`,
+        { reason: "trial_limit_exceeded", used: answer.used, limit: answer.limit, remaining: answer.remaining, requested: answer.requested },
+      );
     }
   }
 
@@ -133,9 +137,9 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const { settings, engineModel, message } = checkedSettings(settingsFromProto(request.settings));
       const file = await fileOf(userId, request.fileId);
       requireProcessed(file);
-      await checkQuota(userId, file.duration);
       const id = randomUUID();
       const jobId = randomUUID();
+      await checkQuota(userId, file.duration, jobId);
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto("transcriptions")
@@ -286,8 +290,8 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       if (!canRetry(existing.status)) {
         throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
       }
-      await checkQuota(userId, existing.duration);
       const jobId = randomUUID();
+      await checkQuota(userId, existing.duration, jobId);
       await db.transaction().execute(async (trx) => {
         // The guard against a concurrent retry: only the caller that moves the row from
         // completed/failed starts a job.

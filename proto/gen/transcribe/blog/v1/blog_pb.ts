@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transcribe/blog/v1/blog.proto.
  */
 export const file_transcribe_blog_v1_blog: GenFile = /*@__PURE__*/
-  fileDesc("Ch10cmFuc2NyaWJlL2Jsb2cvdjEvYmxvZy5wcm90bxISdHJhbnNjcmliZS5ibG9nLnYxIqQCCgRQb3N0EgoKAmlkGAEgASgJEgwKBHNsdWcYAiABKAkSDQoFdGl0bGUYAyABKAkSEAoIc3VidGl0bGUYBCABKAkSGAoQbWV0YV9kZXNjcmlwdGlvbhgFIAEoCRIVCg1ib2R5X21hcmtkb3duGAYgASgJEg4KBmF1dGhvchgHIAEoCRIcCg9jb3Zlcl9pbWFnZV91cmwYCCABKAlIAIgBARIMCgR0YWdzGAkgAygJEjAKDHB1Ymxpc2hlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEgoQX2NvdmVyX2ltYWdlX3VybCIxChBMaXN0UG9zdHNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFEg4KBm9mZnNldBgCIAEoBSJRChFMaXN0UG9zdHNSZXNwb25zZRInCgVwb3N0cxgBIAMoCzIYLnRyYW5zY3JpYmUuYmxvZy52MS5Qb3N0EhMKC3RvdGFsX2NvdW50GAIgASgFIh4KDkdldFBvc3RSZXF1ZXN0EgwKBHNsdWcYASABKAkiOQoPR2V0UG9zdFJlc3BvbnNlEiYKBHBvc3QYASABKAsyGC50cmFuc2NyaWJlLmJsb2cudjEuUG9zdCI3ChRIYW5kbGVXZWJob29rUmVxdWVzdBIMCgRib2R5GAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoCSIpChVIYW5kbGVXZWJob29rUmVzcG9uc2USEAoIcmVjZWl2ZWQYASABKAgypwIKC0Jsb2dTZXJ2aWNlEloKCUxpc3RQb3N0cxIkLnRyYW5zY3JpYmUuYmxvZy52MS5MaXN0UG9zdHNSZXF1ZXN0GiUudHJhbnNjcmliZS5ibG9nLnYxLkxpc3RQb3N0c1Jlc3BvbnNlIgASVAoHR2V0UG9zdBIiLnRyYW5zY3JpYmUuYmxvZy52MS5HZXRQb3N0UmVxdWVzdBojLnRyYW5zY3JpYmUuYmxvZy52MS5HZXRQb3N0UmVzcG9uc2UiABJmCg1IYW5kbGVXZWJob29rEigudHJhbnNjcmliZS5ibG9nLnYxLkhhbmRsZVdlYmhvb2tSZXF1ZXN0GikudHJhbnNjcmliZS5ibG9nLnYxLkhhbmRsZVdlYmhvb2tSZXNwb25zZSIAYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch10cmFuc2NyaWJlL2Jsb2cvdjEvYmxvZy5wcm90bxISdHJhbnNjcmliZS5ibG9nLnYxIrcCCgRQb3N0EgoKAmlkGAEgASgJEgwKBHNsdWcYAiABKAkSDQoFdGl0bGUYAyABKAkSEAoIc3VidGl0bGUYBCABKAkSGAoQbWV0YV9kZXNjcmlwdGlvbhgFIAEoCRIVCg1ib2R5X21hcmtkb3duGAYgASgJEg4KBmF1dGhvchgHIAEoCRIcCg9jb3Zlcl9pbWFnZV91cmwYCCABKAlIAIgBARIMCgR0YWdzGAkgAygJEjAKDHB1Ymxpc2hlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJYm9keV9odG1sGAwgASgJQhIKEF9jb3Zlcl9pbWFnZV91cmwiMQoQTGlzdFBvc3RzUmVxdWVzdBINCgVsaW1pdBgBIAEoBRIOCgZvZmZzZXQYAiABKAUiUQoRTGlzdFBvc3RzUmVzcG9uc2USJwoFcG9zdHMYASADKAsyGC50cmFuc2NyaWJlLmJsb2cudjEuUG9zdBITCgt0b3RhbF9jb3VudBgCIAEoBSIeCg5HZXRQb3N0UmVxdWVzdBIMCgRzbHVnGAEgASgJIjkKD0dldFBvc3RSZXNwb25zZRImCgRwb3N0GAEgASgLMhgudHJhbnNjcmliZS5ibG9nLnYxLlBvc3QiNwoUSGFuZGxlV2ViaG9va1JlcXVlc3QSDAoEYm9keRgBIAEoCRIRCglzaWduYXR1cmUYAiABKAkiKQoVSGFuZGxlV2ViaG9va1Jlc3BvbnNlEhAKCHJlY2VpdmVkGAEgASgIMqcCCgtCbG9nU2VydmljZRJaCglMaXN0UG9zdHMSJC50cmFuc2NyaWJlLmJsb2cudjEuTGlzdFBvc3RzUmVxdWVzdBolLnRyYW5zY3JpYmUuYmxvZy52MS5MaXN0UG9zdHNSZXNwb25zZSIAElQKB0dldFBvc3QSIi50cmFuc2NyaWJlLmJsb2cudjEuR2V0UG9zdFJlcXVlc3QaIy50cmFuc2NyaWJlLmJsb2cudjEuR2V0UG9zdFJlc3BvbnNlIgASZgoNSGFuZGxlV2ViaG9vaxIoLnRyYW5zY3JpYmUuYmxvZy52MS5IYW5kbGVXZWJob29rUmVxdWVzdBopLnRyYW5zY3JpYmUuYmxvZy52MS5IYW5kbGVXZWJob29rUmVzcG9uc2UiAGIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message transcribe.blog.v1.Post
@@ -78,6 +78,14 @@ export type Post = Message<"transcribe.blog.v1.Post"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 11;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * The body rendered from Markdown to sanitized HTML on the server (no script, no event
+   * handlers, no javascript: URLs); empty in ListPosts entries.
+   *
+   * @generated from field: string body_html = 12;
+   */
+  bodyHtml: string;
 };
 
 /**
@@ -243,7 +251,7 @@ export const BlogService: GenService<{
     output: typeof GetPostResponseSchema;
   },
   /**
-   * Verifies the signature over the raw body and creates, updates or unpublishes one post; UNAUTHENTICATED on a bad signature, idempotent.
+   * Verifies the signature over the raw body and creates, updates or unpublishes one post; UNAUTHENTICATED on a bad, missing or replayed signature or a timestamp outside the replay window; nothing changes on refusal.
    *
    * @generated from rpc transcribe.blog.v1.BlogService.HandleWebhook
    */
