@@ -19,6 +19,8 @@ import { Route as PublicContactUsRouteImport } from './routes/_public/contact-us
 import { Route as PublicPrivacyRouteImport } from './routes/_public/privacy'
 import { Route as PublicTermsRouteImport } from './routes/_public/terms'
 import { Route as AuthenticatedTranscriptIdRouteImport } from './routes/_authenticated/transcript.$id'
+import { Route as PublicBlogIndexRouteImport } from './routes/_public/blog.index'
+import { Route as PublicBlogSlugRouteImport } from './routes/_public/blog.$slug'
 
 const AuthenticatedRoute = AuthenticatedRouteImport.update({
   id: '/_authenticated',
@@ -69,6 +71,16 @@ const AuthenticatedTranscriptIdRoute =
     path: '/transcript/$id',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
+const PublicBlogIndexRoute = PublicBlogIndexRouteImport.update({
+  id: '/blog/',
+  path: '/blog/',
+  getParentRoute: () => PublicRoute,
+} as any)
+const PublicBlogSlugRoute = PublicBlogSlugRouteImport.update({
+  id: '/blog/$slug',
+  path: '/blog/$slug',
+  getParentRoute: () => PublicRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof PublicIndexRoute
@@ -79,6 +91,8 @@ export interface FileRoutesByFullPath {
   '/privacy': typeof PublicPrivacyRoute
   '/terms': typeof PublicTermsRoute
   '/transcript/$id': typeof AuthenticatedTranscriptIdRoute
+  '/blog/$slug': typeof PublicBlogSlugRoute
+  '/blog/': typeof PublicBlogIndexRoute
 }
 export interface FileRoutesByTo {
   '/': typeof PublicIndexRoute
@@ -89,6 +103,8 @@ export interface FileRoutesByTo {
   '/privacy': typeof PublicPrivacyRoute
   '/terms': typeof PublicTermsRoute
   '/transcript/$id': typeof AuthenticatedTranscriptIdRoute
+  '/blog/$slug': typeof PublicBlogSlugRoute
+  '/blog': typeof PublicBlogIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -102,6 +118,8 @@ export interface FileRoutesById {
   '/_public/terms': typeof PublicTermsRoute
   '/_public/': typeof PublicIndexRoute
   '/_authenticated/transcript/$id': typeof AuthenticatedTranscriptIdRoute
+  '/_public/blog/$slug': typeof PublicBlogSlugRoute
+  '/_public/blog/': typeof PublicBlogIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -114,6 +132,8 @@ export interface FileRouteTypes {
     | '/privacy'
     | '/terms'
     | '/transcript/$id'
+    | '/blog/$slug'
+    | '/blog/'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/'
@@ -124,6 +144,8 @@ export interface FileRouteTypes {
     | '/privacy'
     | '/terms'
     | '/transcript/$id'
+    | '/blog/$slug'
+    | '/blog'
   id:
     | '__root__'
     | '/_authenticated'
@@ -136,6 +158,8 @@ export interface FileRouteTypes {
     | '/_public/terms'
     | '/_public/'
     | '/_authenticated/transcript/$id'
+    | '/_public/blog/$slug'
+    | '/_public/blog/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -215,6 +239,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedTranscriptIdRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_public/blog/': {
+      id: '/_public/blog/'
+      path: '/blog'
+      fullPath: '/blog/'
+      preLoaderRoute: typeof PublicBlogIndexRouteImport
+      parentRoute: typeof PublicRoute
+    }
+    '/_public/blog/$slug': {
+      id: '/_public/blog/$slug'
+      path: '/blog/$slug'
+      fullPath: '/blog/$slug'
+      preLoaderRoute: typeof PublicBlogSlugRouteImport
+      parentRoute: typeof PublicRoute
+    }
   }
 }
 
@@ -241,6 +279,8 @@ interface PublicRouteChildren {
   PublicPrivacyRoute: typeof PublicPrivacyRoute
   PublicTermsRoute: typeof PublicTermsRoute
   PublicIndexRoute: typeof PublicIndexRoute
+  PublicBlogSlugRoute: typeof PublicBlogSlugRoute
+  PublicBlogIndexRoute: typeof PublicBlogIndexRoute
 }
 
 const PublicRouteChildren: PublicRouteChildren = {
@@ -248,6 +288,8 @@ const PublicRouteChildren: PublicRouteChildren = {
   PublicPrivacyRoute: PublicPrivacyRoute,
   PublicTermsRoute: PublicTermsRoute,
   PublicIndexRoute: PublicIndexRoute,
+  PublicBlogSlugRoute: PublicBlogSlugRoute,
+  PublicBlogIndexRoute: PublicBlogIndexRoute,
 }
 
 const PublicRouteWithChildren =

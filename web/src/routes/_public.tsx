@@ -22,6 +22,7 @@ function PublicLayout() {
             <Link to="/" activeOptions={{ exact: true, includeSearch: false }}>
               Home
             </Link>
+            <Link to="/blog">Blog</Link>
             <Link to="/contact-us">Contact</Link>
           </nav>
         </div>

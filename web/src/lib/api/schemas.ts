@@ -251,10 +251,21 @@ export const billingPortalResponseSchema = z.object({ portalUrl: z.string() });
 export const greetingResponseSchema = z.object({ greeting: z.string().nullable() });
 
 export const blogPostSchema = z
-  .object({ title: z.string(), subtitle: z.string(), metaDescription: z.string(), slug: z.string() })
+  .object({
+    title: z.string(),
+    subtitle: z.string(),
+    metaDescription: z.string(),
+    slug: z.string(),
+    author: z.string().default(""),
+    coverImageUrl: z.string().nullable().default(null),
+    tags: z.array(z.string()).default([]),
+    publishedAt: z.string().default(""),
+    /** Rendered and sanitized by the blog service; empty in list entries. */
+    bodyHtml: z.string().default(""),
+  })
   .loose();
 export type BlogPost = z.infer<typeof blogPostSchema>;
-export const blogListResponseSchema = z.object({ posts: z.array(blogPostSchema) });
+export const blogListResponseSchema = z.object({ posts: z.array(blogPostSchema), totalCount: z.number().int().optional() });
 export const blogPostResponseSchema = z.object({ post: blogPostSchema });
 export const webhookPayloadSchema = z.object({ body: z.string(), signature: z.string() });
 export const webhookResponseSchema = z.object({ received: z.boolean() });

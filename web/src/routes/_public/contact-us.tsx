@@ -1,4 +1,6 @@
 import { createFileRoute, Link } from "@tanstack/react-router";
+import { MessageForm } from "../../components/MessageForm";
+import { sendContactMessage } from "../../lib/api/support";
 import { brand, contactEmail, pageTitle } from "../../lib/site-config";
 
 export const Route = createFileRoute("/_public/contact-us")({
@@ -12,7 +14,19 @@ function ContactPage() {
       <h1>Contact Us</h1>
       <p className="lead">Questions, problems or feedback about {brand}? We'd like to hear from you.</p>
 
-      <h2>Get in touch</h2>
+      <h2>Send us a message</h2>
+      <MessageForm
+        fields={[
+          { name: "name", label: "Name", required: true, maxLength: 200 },
+          { name: "email", label: "Email", type: "email", required: true, maxLength: 320 },
+          { name: "message", label: "Message", type: "textarea", required: true, maxLength: 5000 },
+        ]}
+        submitLabel="Send message"
+        confirmation="Thanks! Your message was sent. We'll get back to you by e-mail."
+        send={(values) => sendContactMessage({ name: values.name ?? "", email: values.email ?? "", message: values.message ?? "" })}
+      />
+
+      <h2>Other ways to reach us</h2>
       {contactEmail ? (
         <p>
           E-mail us at <a href={`mailto:${contactEmail}`}>{contactEmail}</a>. We usually reply within two working days.

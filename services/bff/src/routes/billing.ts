@@ -1,0 +1,137 @@
+import type { Client } from "@connectrpc/connect";
+import { type BillingService, SubscriptionStatus, Tier } from "@transcribe/proto/billing/v1/billing";
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { apiErrorSchema } from "../http/api-error.js";
+import { signedInUserId } from "../http/signed-in-user.js";
+
+const tierName = (tier: Tier): "free" | "premium" => (tier === Tier.PREMIUM ? "premium" : "free");
+const statusNames: Record<SubscriptionStatus, string> = {
+  [SubscriptionStatus.UNSPECIFIED]: "none",
+  [SubscriptionStatus.NONE]: "none",
+  [SubscriptionStatus.ACTIVE]: "active",
+  [SubscriptionStatus.TRIALING]: "trialing",
+  [SubscriptionStatus.PAST_DUE]: "past_due",
+  [SubscriptionStatus.CANCELED]: "canceled",
+  [SubscriptionStatus.UNPAID]: "unpaid",
+};
+
+const count = z.number().int().min(0);
+export const trialLimitsSchema = z
+  .object({
+    used_total: count.describe("Minutes of audio transcribed so far (each file rounded up to a whole minute)"),
+    total_limit: count.describe("The free tier's total limit, in minutes"),
+    tier: z.enum(["free", "premium"]),
+  })
+  .meta({ id: "TrialLimits" });
+const usagePeriodSchema = z.object({ file_count: count, total_minutes: count });
+export const usageStatsSchema = z
+  .object({ this_month: usagePeriodSchema.describe("Calendar month, UTC"), all_time: usagePeriodSchema })
+  .meta({ id: "UsageStats" });
+export const checkoutSchema = z.object({ checkout_url: z.string(), session_id: z.string() }).meta({ id: "CheckoutSession" });
+export const portalSchema = z.object({ portal_url: z.string() }).meta({ id: "BillingPortalSession" });
+export const restoreSchema = z
+  .object({
+    status: z.enum(["none", "active", "trialing", "past_due", "canceled", "unpaid"]),
+    tier: z.enum(["free", "premium"]),
+  })
+  .meta({ id: "SubscriptionRestore" });
+
+/**
+ * The product's own origin as the browser sees it, for Stripe's return URLs: the Origin
+ * header of the (same-origin) POST when it names this host, else this request's host.
+ */
+function originOf(request: FastifyRequest): string {
+  const origin = request.headers.origin;
+  if (origin) {
+    try {
+      const url = new URL(origin);
+      if (url.host === request.host) return url.origin;
+    } catch {
+      // ignore a malformed Origin
+    }
+  }
+  return `${request.protocol}://${request.host}`;
+}
+
+const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema };
+
+/**
+ * Trial limits, usage, Stripe checkout/portal/restore (spec §3, §7) and the Stripe webhook.
+ * The spec's POST /auth/subscription/restore sits in the auth proxy's space; the product
+ * exposes it as POST /api/v1/billing/restore instead (decision 0013).
+ */
+export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof BillingService> }> = async (app, { client }) => {
+  app.get(
+    "/api/v1/trial-limits",
+    { schema: { tags: ["billing"], summary: "Free-tier usage, limit and tier", security: [{ session: [] }], response: { 200: trialLimitsSchema, ...errors } } },
+    async (request) => {
+      const result = await client.getTrialLimits({ userId: signedInUserId(request) });
+      return { used_total: result.usedTotal, total_limit: result.totalLimit, tier: tierName(result.tier) };
+    },
+  );
+
+  app.get(
+    "/api/v1/usage-stats",
+    { schema: { tags: ["billing"], summary: "Transcribed files and minutes: this month (UTC) and all time", security: [{ session: [] }], response: { 200: usageStatsSchema, ...errors } } },
+    async (request) => {
+      const result = await client.getUsageStats({ userId: signedInUserId(request) });
+      const period = (p: { fileCount: number; totalMinutes: number } | undefined) => ({ file_count: p?.fileCount ?? 0, total_minutes: p?.totalMinutes ?? 0 });
+      return { this_month: period(result.thisMonth), all_time: period(result.allTime) };
+    },
+  );
+
+  app.post(
+    "/api/v1/billing/checkout",
+    { schema: { tags: ["billing"], summary: "Start a Stripe Checkout for the premium plan", security: [{ session: [] }], response: { 200: checkoutSchema, ...errors } } },
+    async (request) => {
+      const origin = originOf(request);
+      const result = await client.createCheckoutSession({
+        userId: signedInUserId(request),
+        email: request.user?.email ?? "",
+        successUrl: `${origin}/dashboard?subscription=success`,
+        cancelUrl: `${origin}/dashboard`,
+      });
+      return { checkout_url: result.checkoutUrl, session_id: result.sessionId };
+    },
+  );
+
+  app.post(
+    "/api/v1/billing/portal",
+    { schema: { tags: ["billing"], summary: "Open the Stripe billing portal", security: [{ session: [] }], response: { 200: portalSchema, ...errors } } },
+    async (request) => {
+      const result = await client.createBillingPortalSession({ userId: signedInUserId(request), returnUrl: `${originOf(request)}/account` });
+      return { portal_url: result.portalUrl };
+    },
+  );
+
+  app.post(
+    "/api/v1/billing/restore",
+    { schema: { tags: ["billing"], summary: "Restore a subscription scheduled to cancel", security: [{ session: [] }], response: { 200: restoreSchema, ...errors } } },
+    async (request) => {
+      const result = await client.restoreSubscription({ userId: signedInUserId(request), email: request.user?.email ?? "" });
+      return { status: statusNames[result.status] as z.infer<typeof restoreSchema>["status"], tier: tierName(result.tier) };
+    },
+  );
+
+  // The webhook keeps the body's raw bytes: Stripe signs them, so no JSON parsing here.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+    scope.post(
+      "/api/v1/billing/webhook",
+      {
+        config: { public: true },
+        schema: { tags: ["billing"], summary: "Stripe webhook (signed)", response: { 200: z.object({ received: z.boolean() }), 400: apiErrorSchema, 401: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema } },
+      },
+      async (request) => {
+        const body = request.body;
+        const payload = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+        const signature = request.headers["stripe-signature"];
+        const result = await client.handleStripeWebhook({ payload, signature: typeof signature === "string" ? signature : "" });
+        return { received: result.received };
+      },
+    );
+  });
+};

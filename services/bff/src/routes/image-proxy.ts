@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { apiErrorSchema } from "../http/api-error.js";
+import { fetchImage, type ImageFetchOptions } from "../http/image-fetch.js";
+
+/**
+ * POST /api/v1/image-proxy {url} (spec §7, §5): the image bytes, for avatars on other
+ * hosts. Signed-in users only; the address rules are the platform's (net/address-guard.ts).
+ */
+export const imageProxyRoutes: FastifyPluginAsyncZod<{ fetch: ImageFetchOptions }> = async (app, { fetch }) => {
+  app.post(
+    "/api/v1/image-proxy",
+    {
+      schema: {
+        tags: ["images"],
+        summary: "Fetch a public image (never localhost or a private network)",
+        security: [{ session: [] }],
+        body: z.object({ url: z.string().min(1).max(2048) }).meta({ id: "ImageProxyRequest" }),
+        response: { 400: apiErrorSchema, 401: apiErrorSchema },
+      },
+    },
+    async (request, reply) => {
+      const image = await fetchImage(request.body.url, fetch);
+      return reply
+        .header("content-type", image.contentType)
+        .header("content-length", image.body.length)
+        .header("x-content-type-options", "nosniff")
+        .header("content-security-policy", "default-src 'none'; sandbox")
+        .header("cache-control", "private, max-age=3600")
+        // Bytes, not JSON: Fastify sends a Buffer as it is (no serializer for 200).
+        .send(image.body as never);
+    },
+  );
+};

@@ -1,0 +1,21 @@
+// The public blog (GET /api/v1/blog/posts, /blog/posts/{slug}): no session needed.
+import { api } from "./index";
+import { blogListResponseSchema, blogPostResponseSchema } from "./schemas";
+
+export const blogQueryKeys = {
+  list: ["blog", "list"] as const,
+  post: (slug: string) => ["blog", "post", slug] as const,
+};
+
+export function listBlogPosts(signal?: AbortSignal) {
+  return api.request({ path: "/blog/posts", query: { limit: 50 }, schema: blogListResponseSchema, signal });
+}
+
+export function getBlogPost(slug: string, signal?: AbortSignal) {
+  return api.request({ path: "/blog/posts/{slug}", params: { slug }, schema: blogPostResponseSchema, signal });
+}
+
+/** The page description of a post: its metaDescription, else its subtitle (spec §2). */
+export function postDescription(post: { metaDescription: string; subtitle: string }): string {
+  return post.metaDescription.trim() || post.subtitle;
+}
