@@ -119,6 +119,8 @@ describe("embedded mode: npm start", () => {
       ["web/e2e/platform.mjs", []],
       ["web/e2e/accounts.mjs", [mailUrl]],
       ["web/e2e/upload.mjs", [mailUrl]],
+      // blog.mjs (issue 9): /blog, a post's document title, 'Post not found'.
+      ["web/e2e/blog.mjs", []],
     ];
     for (const [script, extra] of scripts) runBrowserScript(stack!, script, extra, 180_000);
   }, 600_000);
