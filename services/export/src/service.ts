@@ -1,12 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   ConfigError,
   createServiceClient,
+  installSigningSecret,
   LocalObjectStorage,
   localStorageRoutes,
-  MIN_SIGNING_SECRET_BYTES,
   type Database,
   type Logger,
   type ServiceParts,
@@ -44,7 +42,7 @@ export interface ExportService {
  */
 export async function buildExportService(deps: ExportServiceDependencies): Promise<ExportService> {
   const { config, logger } = deps;
-  const secret = config.STORAGE_SIGNING_SECRET ?? (await installSecret(path.join(config.DATA_DIR, "secrets")));
+  const secret = config.STORAGE_SIGNING_SECRET ?? (await installSigningSecret(path.join(config.DATA_DIR, "secrets")));
   const fonts = deps.fonts ?? loadFonts(config);
   const missingScripts = fonts.missingScripts();
   if (missingScripts.length > 0) {
@@ -119,30 +117,6 @@ function loadFonts(config: ExportConfig): FontSet {
   }
 }
 
-/**
- * The embedded mode needs no keys: the install's signing secret is made on first start and
- * kept (0600) next to the other data, so download URLs survive a restart. It is the same
- * file, made the same way, as media's: whichever service starts first writes it.
- */
-async function installSecret(dir: string): Promise<string> {
-  const file = path.join(dir, "storage-signing.key");
-  try {
-    const existing = (await readFile(file, "utf8")).trim();
-    if (Buffer.byteLength(existing) >= MIN_SIGNING_SECRET_BYTES) return existing;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const secret = randomBytes(48).toString("base64url");
-  try {
-    // "wx": services and replicas starting together must not overwrite each other's secret.
-    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
-    return secret;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return (await readFile(file, "utf8")).trim();
-  }
-}
 
 async function warmUp(fonts: FontSet, logger: Logger): Promise<void> {
   const started = performance.now();

@@ -1,7 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ConfigError, LocalObjectStorage, MIN_SIGNING_SECRET_BYTES, type ObjectStorage } from "@transcribe/platform";
+import { ConfigError, installSigningSecret, LocalObjectStorage, type ObjectStorage } from "@transcribe/platform";
 import type { MediaConfig } from "../config.js";
 
 /** The object store media works with, and how its changes become notifications. */
@@ -15,7 +13,7 @@ export const LOCAL_BUCKET = "local";
 export async function buildStorage(config: MediaConfig): Promise<MediaStorage> {
   if (config.STORAGE === "local") {
     const rootDir = path.resolve(config.STORAGE_DIR ?? path.join(config.DATA_DIR, "storage"));
-    const signingSecret = config.STORAGE_SIGNING_SECRET ?? (await localSecret(path.join(config.DATA_DIR, "secrets")));
+    const signingSecret = config.STORAGE_SIGNING_SECRET ?? (await installSigningSecret(path.join(config.DATA_DIR, "secrets")));
     const storage = new LocalObjectStorage({ rootDir, publicBaseUrl: config.STORAGE_PUBLIC_URL, signingSecret });
     return { kind: "local", storage, bucket: LOCAL_BUCKET, close: async () => {} };
   }
@@ -40,26 +38,3 @@ export async function buildStorage(config: MediaConfig): Promise<MediaStorage> {
   return { kind: "s3", storage, bucket: config.S3_BUCKET, close: async () => storage.destroy() };
 }
 
-/**
- * The embedded mode has no keys to configure: the signing secret is made on first start
- * and kept (mode 0600) so URLs handed out survive a restart.
- */
-async function localSecret(dir: string): Promise<string> {
-  const file = path.join(dir, "storage-signing.key");
-  try {
-    const existing = (await readFile(file, "utf8")).trim();
-    if (Buffer.byteLength(existing) >= MIN_SIGNING_SECRET_BYTES) return existing;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const secret = randomBytes(48).toString("base64url");
-  try {
-    // "wx": two replicas starting together must not overwrite each other's secret.
-    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
-    return secret;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return (await readFile(file, "utf8")).trim();
-  }
-}

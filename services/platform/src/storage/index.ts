@@ -6,3 +6,4 @@ export * from "./content-disposition.js";
 export * from "./signing.js";
 export * from "./local.js";
 export * from "./signed-url-routes.js";
+export * from "./install-secret.js";
