@@ -10,7 +10,8 @@ import {
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { NotifierDatabase, TicketsTable } from "./db/migrations.js";
-import { escapeHtml, type OutgoingMail } from "./domain/mail.js";
+import { escapeHtml } from "@transcribe/platform";
+import type { OutgoingMail } from "./domain/mail.js";
 import type { MailTransport } from "./transport.js";
 
 const required = (field: string, max: number) =>

@@ -14,3 +14,4 @@ export * from "./rpc/server.js";
 export * from "./events/index.js";
 export * from "./storage/index.js";
 export * from "./net/address-guard.js";
+export * from "./text/escape-html.js";

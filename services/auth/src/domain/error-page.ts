@@ -1,4 +1,4 @@
-import { escapeHtml } from "./mails.js";
+import { escapeHtml } from "@transcribe/platform";
 
 /**
  * GET /auth/error (spec §2): a plain HTML page 'Authentication Error' showing the

@@ -1,3 +1,5 @@
+import { escapeHtml } from "@transcribe/platform";
+
 /**
  * The mails the auth service asks the notifier to send, rendered here because only
  * the auth service knows what each link does. Pure: no I/O, easy to test.
@@ -13,15 +15,6 @@ export interface RenderedMail {
 }
 
 const PRODUCT = "Transcribe";
-
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
 
 /** One layout for every mail: a sentence, the link as a button and as text, a footnote. */
 function render(

@@ -1,3 +1,4 @@
+import { escapeHtml } from "@transcribe/platform";
 /** One outgoing mail, as the notifier sends and logs it. */
 export interface OutgoingMail {
   to: string;
@@ -11,15 +12,6 @@ export interface OutgoingMail {
 }
 
 const PRODUCT = "Transcribe";
-
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
 
 /** The sign-in mail for a SendMagicLink command (the only mail the notifier writes itself). */
 export function magicLinkMail(to: string, url: string): OutgoingMail {
