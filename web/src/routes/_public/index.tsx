@@ -38,6 +38,21 @@ const STEPS = [
   },
 ] as const;
 
+// The free allowance is a server setting (spec: "the number comes from the server"), and
+// /api/v1/trial-limits needs a session, so the public page describes the tiers without it.
+const TIERS = [
+  {
+    name: "Free",
+    price: "No card needed",
+    points: ["A trial allowance of audio minutes, set by this server", "Every model this server runs", "Exports in TXT, DOCX, PDF and SRT"],
+  },
+  {
+    name: "Premium",
+    price: "Paid subscription",
+    points: ["Transcribe without the trial limit", "Manage or cancel any time in the billing portal", "Everything in Free"],
+  },
+] as const;
+
 function HomePage() {
   const { redirect, error } = Route.useSearch();
 
@@ -58,6 +73,22 @@ function HomePage() {
             </li>
           ))}
         </ol>
+        <section className="pricing" aria-labelledby="pricing-title">
+          <h2 id="pricing-title">Pricing</h2>
+          <ul className="tiers">
+            {TIERS.map((tier) => (
+              <li key={tier.name} className="tier">
+                <h3>{tier.name}</h3>
+                <p className="muted">{tier.price}</p>
+                <ul>
+                  {tier.points.map((point) => (
+                    <li key={point}>{point}</li>
+                  ))}
+                </ul>
+              </li>
+            ))}
+          </ul>
+        </section>
       </section>
       <SignInPanel redirect={redirect} linkError={error} />
     </div>
