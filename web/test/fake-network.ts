@@ -54,3 +54,33 @@ export function stubNetwork(answers: Record<string, Answer>): FakeNetwork {
   vi.stubGlobal("fetch", fetch);
   return { calls, fetch, answer: (key, answer) => void table.set(key, answer) };
 }
+
+export interface FakePlan {
+  used?: number;
+  limit?: number;
+  tier?: "free" | "premium";
+  paymentsEnabled?: boolean;
+  status?: string;
+  cancelAtPeriodEnd?: boolean;
+  hasBillingAccount?: boolean;
+}
+
+/** The billing routes' answers (snake_case, as the BFF sends them) for a plan. */
+export function billingAnswers(plan: FakePlan = {}): Record<string, Answer> {
+  const { used = 0, limit = 60, tier = "free", paymentsEnabled = false } = plan;
+  return {
+    "GET /api/v1/trial-limits": () => json({ used_total: used, total_limit: limit, tier }),
+    "GET /api/v1/usage-stats": () =>
+      json({ this_month: { file_count: used > 0 ? 1 : 0, total_minutes: used }, all_time: { file_count: used > 0 ? 1 : 0, total_minutes: used } }),
+    "GET /api/v1/billing/subscription": () =>
+      json({
+        payments_enabled: paymentsEnabled,
+        tier,
+        tier_set_by_admin: false,
+        has_billing_account: plan.hasBillingAccount ?? tier === "premium",
+        status: plan.status ?? (tier === "premium" ? "active" : "none"),
+        cancel_at_period_end: plan.cancelAtPeriodEnd ?? false,
+        current_period_end: plan.cancelAtPeriodEnd ? "2026-12-31T12:00:00.000Z" : null,
+      }),
+  };
+}

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAppQueryClient } from "../src/app/query-client";
 import { StartTranscriptionForm } from "../src/features/transcriptions/StartTranscriptionForm";
 import { MAX_UPLOAD_BYTES } from "../src/lib/api/schemas";
-import { json, sessionAnswer, stubNetwork, TEST_USER, type Answer } from "./fake-network";
+import { billingAnswers, json, sessionAnswer, stubNetwork, TEST_USER, type Answer } from "./fake-network";
 import { renderApp } from "./render-app";
 
 beforeAll(() => {
@@ -74,7 +74,7 @@ const DETAIL = {
 };
 
 function signedIn(url: string, answers: Record<string, Answer> = {}) {
-  const network = stubNetwork({ "GET /auth/get-session": sessionAnswer(TEST_USER), ...answers });
+  const network = stubNetwork({ "GET /auth/get-session": sessionAnswer(TEST_USER), ...billingAnswers(), ...answers });
   return { ...renderApp([url]), network };
 }
 

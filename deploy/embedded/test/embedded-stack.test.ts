@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../src/config.js";
 import { processes } from "../src/services.js";
+import { stripeMockAvailable, stripeMockUrl } from "../../../services/billing/test/stripe-mock.js";
 import { getHealth, type RunningStack, startStack, waitFor } from "./stack.js";
 
 const expectedServices = ["bff", ...processes.filter((p) => p.name !== "bff").map((p) => p.name)];
@@ -21,9 +22,10 @@ function browserAvailable(): boolean {
 }
 
 /** Runs one web/e2e script against the stack; its checklist is printed, a non-zero exit fails with the launcher's output. */
-function runBrowserScript(stack: RunningStack, script: string, extra: string[], timeoutMs: number): void {
+function runBrowserScript(stack: RunningStack, script: string, extra: string[], timeoutMs: number, env: Record<string, string> = {}): void {
   const result = spawnSync(process.execPath, [path.join(repoRoot, script), stack.baseUrl, ...extra], {
     cwd: repoRoot,
+    env: { ...process.env, ...env },
     encoding: "utf8",
     timeout: timeoutMs,
   });
@@ -37,6 +39,17 @@ function logWhisperEnvironment(): void {
   const models = process.env.WHISPER_MODELS_DIR ?? "(default: ~/.cache/transcribe/models)";
   console.log(`local Whisper engine: WHISPER_PYTHON=${python} WHISPER_MODELS_DIR=${models}`);
 }
+
+/**
+ * Billing with payments on: the stack's billing service talks to stripe-mock (CI starts it:
+ * deploy/stripe-mock/stripe-mock.sh). Without it the billing browser check is skipped, unless
+ * REQUIRE_STRIPE_MOCK is set.
+ */
+const stripeMockUp = await stripeMockAvailable("the billing browser check");
+const STRIPE_WEBHOOK_SECRET = "whsec_embedded_stack_test";
+const stripeEnv: Record<string, string> = stripeMockUp
+  ? { STRIPE_SECRET_KEY: "sk_test_123", STRIPE_PRICE_ID: "price_premium", STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE: stripeMockUrl }
+  : {};
 
 describe("embedded mode: npm start", () => {
   let dataDir: string;
@@ -54,6 +67,7 @@ describe("embedded mode: npm start", () => {
       MAILDEV_SMTP_PORT: String(await freePort()),
       MAILDEV_WEB_PORT: String(await freePort()),
       RESTART_DELAY_MS: "1500",
+      ...stripeEnv,
     };
   });
 
@@ -137,6 +151,17 @@ describe("embedded mode: npm start", () => {
     logWhisperEnvironment();
     runBrowserScript(stack!, "web/e2e/transcript.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
   }, 900_000);
+
+  it("refuses a free user at the limit and accepts the same upload once a signed webhook makes them premium", async (context) => {
+    if (!browserAvailable() || !stripeMockUp) return context.skip();
+    // billing.mjs (issue 8): plan card, checkout redirect, the trial-limit refusal in the
+    // start form, a forged and a signed Stripe webhook, the ?subscription=success return and
+    // the plan in Account Settings.
+    runBrowserScript(stack!, "web/e2e/billing.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 240_000, {
+      BILLING_DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${env.EMBEDDED_PG_PORT}/billing`,
+      STRIPE_WEBHOOK_SECRET,
+    });
+  }, 300_000);
 
   it("reports a stopped service as down (503, named) and recovers when it is back", async () => {
     process.kill(await stack!.pidOf("blog"), "SIGKILL");

@@ -24,29 +24,14 @@ import { minutesOf } from "../src/domain/usage.js";
 import { billingConsumer } from "../src/events/consumer.js";
 import { billingServiceImpl } from "../src/rpc/billing-service.js";
 import { createStripe } from "../src/domain/stripe.js";
+import { stripeMockAvailable, stripeMockUrl } from "./stripe-mock.js";
 
 const logger = createLogger("billing-test", "silent");
 const WEBHOOK_SECRET = "whsec_test_secret";
 const PRICE = "price_premium";
 const LIMIT = 10;
 
-/** stripe-mock: STRIPE_MOCK_URL, or the default port when something answers there. */
-const inCi = Boolean(process.env.CI);
-const requireStripeMock = inCi && process.env.REQUIRE_STRIPE_MOCK === "1";
-const stripeMockUrl = process.env.STRIPE_MOCK_URL ?? "http://127.0.0.1:12111";
-async function stripeMockUp(): Promise<boolean> {
-  try {
-    const response = await fetch(`${stripeMockUrl}/v1/customers?limit=1`, { headers: { authorization: "Bearer sk_test_123" } });
-    return response.ok;
-  } catch {
-    return false;
-  }
-}
-const stripeMockAvailable = await stripeMockUp();
-if (!stripeMockAvailable) {
-  if (requireStripeMock) throw new Error(`stripe-mock is required (REQUIRE_STRIPE_MOCK=1) but does not answer at ${stripeMockUrl}`);
-  process.stdout.write(`billing: Stripe API tests skipped: stripe-mock does not answer at ${stripeMockUrl} (deploy/stripe-mock/stripe-mock.sh start)\n`);
-}
+const stripeMockUp = await stripeMockAvailable("billing: Stripe API tests");
 
 async function setup(env: Record<string, string>) {
   const testDb = await createTestDatabase("billing");
@@ -123,6 +108,19 @@ describe("billing without Stripe (real PostgreSQL, Connect)", () => {
   it("answers limits for a new user and rejects an empty user id", async () => {
     expect(await t.client.getTrialLimits({ userId: randomUUID() })).toMatchObject({ usedTotal: 0, totalLimit: LIMIT, tier: Tier.FREE });
     expect(await codeOf(t.client.getTrialLimits({ userId: "" }))).toBe(Code.InvalidArgument);
+    expect(await codeOf(t.client.getSubscription({ userId: "" }))).toBe(Code.InvalidArgument);
+  });
+
+  it("says payments are off and describes a plan without a subscription", async () => {
+    expect(await t.client.getSubscription({ userId: randomUUID() })).toMatchObject({
+      paymentsEnabled: false,
+      tier: Tier.FREE,
+      tierSetByAdmin: false,
+      hasBillingAccount: false,
+      status: SubscriptionStatus.NONE,
+      cancelAtPeriodEnd: false,
+      currentPeriodEnd: 0n,
+    });
   });
 
   it("allows below and at the limit and refuses above it", async () => {
@@ -196,12 +194,13 @@ describe("billing without Stripe (real PostgreSQL, Connect)", () => {
       .onConflict((oc) => oc.column("user_id").doUpdateSet({ tier: "premium", tier_source: "admin" })).execute();
     expect(await t.client.checkQuota({ userId: user, audioSeconds: 3600 })).toMatchObject({ allowed: true, unlimited: true });
     expect((await t.client.getTrialLimits({ userId: user })).tier).toBe(Tier.PREMIUM);
+    expect(await t.client.getSubscription({ userId: user })).toMatchObject({ tier: Tier.PREMIUM, tierSetByAdmin: true, status: SubscriptionStatus.NONE });
     await t.handler(toEnvelope(newEvent(UserDeletedSchema, { userId: user })));
     expect(await t.client.getTrialLimits({ userId: user })).toMatchObject({ usedTotal: 0, tier: Tier.FREE });
   });
 });
 
-describe.skipIf(!stripeMockAvailable)("billing with Stripe (stripe-mock, signed webhooks)", () => {
+describe.skipIf(!stripeMockUp)("billing with Stripe (stripe-mock, signed webhooks)", () => {
   let t: Awaited<ReturnType<typeof setup>>;
   const sdk = new Stripe("sk_test_123");
   beforeAll(async () => {
@@ -243,6 +242,24 @@ describe.skipIf(!stripeMockAvailable)("billing with Stripe (stripe-mock, signed 
     expect((await t.client.restoreSubscription({ userId: user, email: "buyer@example.com" })).status).not.toBe(SubscriptionStatus.UNSPECIFIED);
   });
 
+  it("does not take over a customer already linked to another user when found by e-mail", async () => {
+    // stripe-mock's customer search answers the same customer for any address, as Stripe
+    // would for an address that moved from one account to another.
+    const first = randomUUID();
+    const second = randomUUID();
+    const urls = { successUrl: "http://localhost/dashboard?subscription=success", cancelUrl: "http://localhost/dashboard" };
+    await t.client.createCheckoutSession({ userId: first, email: "moved@example.com", ...urls });
+    await t.client.createCheckoutSession({ userId: second, email: "moved@example.com", ...urls });
+    const rows = await t.database.db
+      .selectFrom("billing_customers")
+      .select(["user_id", "stripe_customer_id"])
+      .where("user_id", "in", [first, second])
+      .execute();
+    expect(rows).toHaveLength(2);
+    expect(rows.every((r) => r.stripe_customer_id)).toBe(true);
+    expect(new Set(rows.map((r) => r.stripe_customer_id)).size).toBe(2);
+  });
+
   it("applies every webhook type once, and forged, stale or replayed ones change nothing", async () => {
     const user = randomUUID();
     const customer = `cus_${randomUUID().slice(0, 8)}`;
@@ -279,6 +296,15 @@ describe.skipIf(!stripeMockAvailable)("billing with Stripe (stripe-mock, signed 
     expect(await tier(user)).toBe(Tier.PREMIUM);
     const row = await t.database.db.selectFrom("billing_subscriptions").selectAll().where("stripe_subscription_id", "=", sub).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: "active", cancel_at_period_end: true, price_id: PRICE });
+    expect(await t.client.getSubscription({ userId: user })).toMatchObject({
+      paymentsEnabled: true,
+      tier: Tier.PREMIUM,
+      tierSetByAdmin: false,
+      hasBillingAccount: true,
+      status: SubscriptionStatus.ACTIVE,
+      cancelAtPeriodEnd: true,
+      currentPeriodEnd: 1900000000n,
+    });
 
     // customer.subscription.deleted → free, SubscriptionCancelled.
     const deleted = signed({ type: "customer.subscription.deleted", object: { id: sub, customer, status: "canceled" } });
@@ -286,6 +312,7 @@ describe.skipIf(!stripeMockAvailable)("billing with Stripe (stripe-mock, signed 
     await t.client.handleStripeWebhook(deleted);
     expect(await tier(user)).toBe(Tier.FREE);
     expect(await outbox("SubscriptionCancelled")).toBe(cancelledBefore + 2);
+    expect(await t.client.getSubscription({ userId: user })).toMatchObject({ tier: Tier.FREE, status: SubscriptionStatus.CANCELED });
 
     // Replaying the old checkout event (same id) does not make the user premium again.
     expect(await t.client.handleStripeWebhook(signed({ ...checkout, id: "evt_checkout_1" }))).toMatchObject({ received: true });

@@ -27,6 +27,9 @@ declare module "fastify" {
   }
 }
 
+/** Paths whose routes need a session unless public: the API, and the BFF's own /auth routes (not the proxy's). */
+const SESSION_PREFIXES = ["/api/v1/", "/auth/subscription/"];
+
 /** Public without saying so on the route: the platform's and the blog's. */
 const PUBLIC_ROUTES = ["/api/v1/health", "/api/v1/openapi.json"];
 const PUBLIC_PREFIXES = ["/api/v1/blog/", "/api/v1/blog"];
@@ -115,7 +118,7 @@ function toSessionUser(user: User): SessionUser {
 }
 
 /**
- * Every /api/v1 route needs a session unless it is public: without one the answer is
+ * Every /api/v1 route (and the BFF's own /auth/subscription routes) needs a session unless it is public: without one the answer is
  * 401 {error: {code: 'unauthenticated', message: 'Not signed in'}} before the handler
  * runs. Paths no route matches keep their 404. It runs before validation, so a caller
  * without a session learns nothing about a route's schema (401, not 400).
@@ -123,7 +126,7 @@ function toSessionUser(user: User): SessionUser {
 export function requireSessionOnApi(app: FastifyInstance, resolver: SessionResolver): void {
   app.addHook("preValidation", async (request: FastifyRequest, reply: FastifyReply) => {
     const route = request.routeOptions.url;
-    if (!route || !route.startsWith("/api/v1/")) return;
+    if (!route || !SESSION_PREFIXES.some((prefix) => route.startsWith(prefix))) return;
     if (isPublicRoute(route, request.routeOptions.config)) return;
     const { user, setCookie } = await resolver.resolve(request.headers.cookie, request.headers.authorization);
     if (setCookie.length > 0) reply.header("set-cookie", setCookie);

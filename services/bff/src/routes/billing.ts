@@ -17,6 +17,8 @@ const statusNames: Record<SubscriptionStatus, string> = {
   [SubscriptionStatus.UNPAID]: "unpaid",
 };
 
+const statusName = (status: SubscriptionStatus) => statusNames[status] as "none" | "active" | "trialing" | "past_due" | "canceled" | "unpaid";
+
 const count = z.number().int().min(0);
 export const trialLimitsSchema = z
   .object({
@@ -54,6 +56,18 @@ function originOf(request: FastifyRequest): string {
   }
   return `${request.protocol}://${request.host}`;
 }
+
+export const subscriptionSchema = z
+  .object({
+    payments_enabled: z.boolean().describe("False when this server has no Stripe keys: checkout, portal and restore answer 409"),
+    tier: z.enum(["free", "premium"]),
+    tier_set_by_admin: z.boolean(),
+    has_billing_account: z.boolean().describe("The billing portal can open"),
+    status: restoreSchema.shape.status,
+    cancel_at_period_end: z.boolean(),
+    current_period_end: z.string().nullable().describe("ISO 8601; when a cancelling subscription ends"),
+  })
+  .meta({ id: "Subscription" });
 
 const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema };
 
@@ -106,14 +120,32 @@ export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Billin
     },
   );
 
-  app.post(
-    "/api/v1/billing/restore",
-    { schema: { tags: ["billing"], summary: "Restore a subscription scheduled to cancel", security: [{ session: [] }], response: { 200: restoreSchema, ...errors } } },
+  app.get(
+    "/api/v1/billing/subscription",
+    { schema: { tags: ["billing"], summary: "The user's plan and whether payments are on", security: [{ session: [] }], response: { 200: subscriptionSchema, ...errors } } },
     async (request) => {
-      const result = await client.restoreSubscription({ userId: signedInUserId(request), email: request.user?.email ?? "" });
-      return { status: statusNames[result.status] as z.infer<typeof restoreSchema>["status"], tier: tierName(result.tier) };
+      const result = await client.getSubscription({ userId: signedInUserId(request) });
+      return {
+        payments_enabled: result.paymentsEnabled,
+        tier: tierName(result.tier),
+        tier_set_by_admin: result.tierSetByAdmin,
+        has_billing_account: result.hasBillingAccount,
+        status: statusName(result.status),
+        cancel_at_period_end: result.cancelAtPeriodEnd,
+        current_period_end: result.currentPeriodEnd > 0n ? new Date(Number(result.currentPeriodEnd) * 1000).toISOString() : null,
+      };
     },
   );
+
+  const restore = async (request: FastifyRequest) => {
+    const result = await client.restoreSubscription({ userId: signedInUserId(request), email: request.user?.email ?? "" });
+    return { status: statusName(result.status), tier: tierName(result.tier) };
+  };
+  const restoreRoute = { tags: ["billing"], security: [{ session: [] }], response: { 200: restoreSchema, ...errors } };
+  app.post("/api/v1/billing/restore", { schema: { ...restoreRoute, summary: "Restore a subscription scheduled to cancel" } }, restore);
+  // The spec's path (its payment plugin's POST /subscription/restore under /auth); the
+  // session hook covers it like /api/v1 (http/session.ts).
+  app.post("/auth/subscription/restore", { schema: { ...restoreRoute, summary: "Restore a subscription scheduled to cancel (the spec's path)" } }, restore);
 
   // The webhook keeps the body's raw bytes: Stripe signs them, so no JSON parsing here.
   await app.register(async (scope) => {

@@ -2,7 +2,7 @@ import { AppError, type Logger } from "@transcribe/platform";
 import { BillingService, SubscriptionStatus, Tier } from "@transcribe/proto/billing/v1/billing";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type Stripe from "stripe";
-import type { BillingConfig } from "../config.js";
+import { type BillingConfig, paymentsEnabled } from "../config.js";
 import type { Db } from "../db/schema.js";
 import { applyTier, handleWebhook, PAYMENTS_OFF, storeSubscription } from "../domain/stripe.js";
 import { checkQuota, lockCustomer, settledUsage, startOfUtcMonth, tierOf } from "../domain/usage.js";
@@ -55,8 +55,13 @@ export function billingServiceImpl(deps: BillingServiceDeps): ServiceImpl<typeof
     if (stored?.stripe_customer_id) return stored.stripe_customer_id;
     let customerId: string | undefined;
     if (email) {
-      const found = await stripe.customers.list({ email, limit: 1 });
-      customerId = found.data[0]?.id;
+      const found = (await stripe.customers.list({ email, limit: 1 })).data[0]?.id;
+      // An address can move between accounts (an e-mail change, then a sign-up with the
+      // old one): a customer already linked to another user is not this user's.
+      const owner = found
+        ? await db.selectFrom("billing_customers").select("user_id").where("stripe_customer_id", "=", found).executeTakeFirst()
+        : undefined;
+      if (found && (!owner || owner.user_id === userId)) customerId = found;
     }
     if (!customerId && create) {
       // The idempotency key makes two concurrent first checkouts share one customer.
@@ -81,6 +86,30 @@ export function billingServiceImpl(deps: BillingServiceDeps): ServiceImpl<typeof
   }
 
   return {
+    async getSubscription(request) {
+      const userId = requireUser(request.userId);
+      const [customer, subscriptions] = await Promise.all([
+        db.selectFrom("billing_customers").select(["tier", "tier_source", "stripe_customer_id"]).where("user_id", "=", userId).executeTakeFirst(),
+        db
+          .selectFrom("billing_subscriptions")
+          .select(["status", "cancel_at_period_end", "current_period_end", "updated_at"])
+          .where("user_id", "=", userId)
+          .orderBy("updated_at", "desc")
+          .execute(),
+      ]);
+      // A live subscription says more about the plan than an older ended one.
+      const subscription = subscriptions.find((s) => s.status !== "canceled" && s.status !== "incomplete_expired") ?? subscriptions[0];
+      return {
+        paymentsEnabled: paymentsEnabled(config),
+        tier: toTier(customer?.tier ?? "free"),
+        tierSetByAdmin: customer?.tier_source === "admin",
+        hasBillingAccount: Boolean(customer?.stripe_customer_id),
+        status: subscription ? (statusOf[subscription.status] ?? SubscriptionStatus.UNSPECIFIED) : SubscriptionStatus.NONE,
+        cancelAtPeriodEnd: subscription?.cancel_at_period_end ?? false,
+        currentPeriodEnd: subscription?.current_period_end ? BigInt(Math.floor(subscription.current_period_end.getTime() / 1000)) : 0n,
+      };
+    },
+
     async getTrialLimits(request) {
       const userId = requireUser(request.userId);
       const [usage, tier] = await Promise.all([settledUsage(db, userId), tierOf(db, userId)]);

@@ -1,4 +1,4 @@
-// Account Settings (spec §1, §4, §5): profile, e-mail, password, linked accounts, active
+// Account Settings (spec §1, §4, §5): profile, plan (billing), e-mail, password, linked accounts, active
 // sessions and deletion, each a card talking to better-auth under /auth. Server messages
 // ('Email is the same', 'Invalid password', "You can't unlink your last account", …) are
 // shown as the server wrote them. Whatever changes the user invalidates the session query,
@@ -8,6 +8,7 @@ import { useNavigate } from "@tanstack/react-router";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { toast } from "sonner";
 import { UserAvatar } from "../../components/UserAvatar";
+import { PlanSection } from "../billing/PlanSection";
 import {
   Badge,
   Button,
@@ -77,6 +78,7 @@ export function AccountSettings({ user }: { user: SessionUser }) {
   return (
     <div className="stack account-settings">
       <ProfileSection user={user} />
+      <PlanSection />
       <EmailSection user={user} />
       <PasswordSection />
       <LinkedAccountsSection />

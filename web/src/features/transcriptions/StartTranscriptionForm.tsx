@@ -5,7 +5,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button, FieldError, Label, Spinner } from "../../components/ui";
+import { billingQueryKeys, TRIAL_LIMIT_ERROR_CODE } from "../../lib/api/billing";
+import { ApiError } from "../../lib/api/errors";
 import { listModels, queryKeys, startTranscription, type StartTranscription } from "../../lib/api/product";
+import { TrialLimitRefusal } from "../billing/TrialLimitRefusal";
 import { startTranscriptionRequestSchema, VALIDATION_MESSAGES, type SpeechModel } from "../../lib/api/schemas";
 
 export type TranscriptionSettings = StartTranscription["settings"];
@@ -61,6 +64,8 @@ export function StartTranscriptionForm({
   const [language, setLanguage] = useState(initial?.language ?? "");
   const [translate, setTranslate] = useState(initial?.translateToEn ?? false);
   const [errors, setErrors] = useState<{ language?: string; translate?: string; model?: string }>({});
+  // The free plan's refusal stays on the form (with the way to upgrade) rather than in a passing toast.
+  const [refusal, setRefusal] = useState<string>();
   const ids = { model: useId(), language: useId(), translate: useId(), languageError: useId(), translateHint: useId() };
 
   const catalog = models.data?.models ?? [];
@@ -85,7 +90,14 @@ export function StartTranscriptionForm({
       void queryClient.invalidateQueries({ queryKey: queryKeys.transcriptions });
       onStarted?.(response.transcriptionId);
     },
-    onError: (error) => toast.error(error.message),
+    onError: (error) => {
+      if (error instanceof ApiError && error.code === TRIAL_LIMIT_ERROR_CODE) {
+        setRefusal(error.message);
+        void queryClient.invalidateQueries({ queryKey: billingQueryKeys.all });
+        return;
+      }
+      toast.error(error.message);
+    },
   });
 
   const submit = (event: FormEvent) => {
@@ -106,6 +118,7 @@ export function StartTranscriptionForm({
       return;
     }
     setErrors({});
+    setRefusal(undefined);
     start.mutate({ model: parsed.data.settings.model, language: parsed.data.settings.language, translateToEn: parsed.data.settings.translateToEn });
   };
 
@@ -195,6 +208,8 @@ export function StartTranscriptionForm({
         ) : null}
         <FieldError id={`${ids.translate}-error`}>{errors.translate}</FieldError>
       </div>
+
+      {refusal ? <TrialLimitRefusal message={refusal} /> : null}
 
       <div className="button-row">
         <Button type="submit" variant="primary" loading={start.isPending} disabled={!model?.available}>

@@ -245,6 +245,19 @@ const usagePeriodSchema = z.object({ fileCount: z.number().int().min(0), totalMi
 export const usageStatsSchema = z.object({ thisMonth: usagePeriodSchema, allTime: usagePeriodSchema });
 export const checkoutResponseSchema = z.object({ checkoutUrl: z.string(), sessionId: z.string() });
 export const billingPortalResponseSchema = z.object({ portalUrl: z.string() });
+export const SUBSCRIPTION_STATUSES = ["none", "active", "trialing", "past_due", "canceled", "unpaid"] as const;
+/** GET /billing/subscription: the plan as stored, and whether this server takes payments. */
+export const subscriptionSchema = z.object({
+  paymentsEnabled: z.boolean(),
+  tier: z.enum(["free", "premium"]),
+  tierSetByAdmin: z.boolean(),
+  hasBillingAccount: z.boolean(),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  cancelAtPeriodEnd: z.boolean(),
+  currentPeriodEnd: isoDate.nullable(),
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
+export const restoreResponseSchema = z.object({ status: z.enum(SUBSCRIPTION_STATUSES), tier: z.enum(["free", "premium"]) });
 
 // ---- greeting and blog ---------------------------------------------------------------
 

@@ -17,7 +17,7 @@ function AccountPage() {
     <div className="container">
       <header className="page-header">
         <h1>Account Settings</h1>
-        <p className="muted">Your profile, e-mail address, password, linked sign-in accounts, sessions and account deletion.</p>
+        <p className="muted">Your profile, plan, e-mail address, password, linked sign-in accounts, sessions and account deletion.</p>
       </header>
       <AccountSettings user={user} />
     </div>

@@ -1,5 +1,8 @@
-import { createFileRoute } from "@tanstack/react-router";
+import { createFileRoute, useNavigate } from "@tanstack/react-router";
+import { useCallback } from "react";
 import { z } from "zod";
+import { PlanCard } from "../../features/billing/PlanCard";
+import { useSubscriptionReturn } from "../../features/billing/use-subscription-return";
 import { TranscriptionsTable } from "../../features/transcriptions/TranscriptionsTable";
 import { UploadPanel } from "../../features/upload/UploadPanel";
 import { pageTitle } from "../../lib/site-config";
@@ -17,12 +20,17 @@ export const Route = createFileRoute("/_authenticated/dashboard")({
 });
 
 function DashboardPage() {
+  const { subscription } = Route.useSearch();
+  const navigate = useNavigate({ from: Route.fullPath });
+  const clearSearch = useCallback(() => void navigate({ search: {}, replace: true }), [navigate]);
+  const recheckEvery = useSubscriptionReturn(subscription === "success", clearSearch);
   return (
     <div className="container">
       <header className="page-header">
         <h1>Your Transcriptions</h1>
         <p className="muted">Upload a recording, pick a model and a language, and follow its progress below.</p>
       </header>
+      <PlanCard recheckEvery={recheckEvery} />
       <UploadPanel />
       <TranscriptionsTable />
     </div>

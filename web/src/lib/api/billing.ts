@@ -1,0 +1,46 @@
+// Plan, usage and payments (spec §3, §7; docs/api.md "Billing"): thin calls through the
+// API clients with their zod schemas, plus the query keys the screens share.
+import { api, authApi } from "./index";
+import {
+  billingPortalResponseSchema,
+  checkoutResponseSchema,
+  restoreResponseSchema,
+  subscriptionSchema,
+  trialLimitsSchema,
+  usageStatsSchema,
+} from "./schemas";
+
+export const billingQueryKeys = {
+  all: ["billing"] as const,
+  trialLimits: ["billing", "trial-limits"] as const,
+  usageStats: ["billing", "usage-stats"] as const,
+  subscription: ["billing", "subscription"] as const,
+};
+
+/** The error code the server gives a transcription refused by the free tier's limit (HTTP 402). */
+export const TRIAL_LIMIT_ERROR_CODE = "trial_limit_exceeded";
+
+export function getTrialLimits(signal?: AbortSignal) {
+  return api.request({ path: "/trial-limits", schema: trialLimitsSchema, signal });
+}
+
+export function getUsageStats(signal?: AbortSignal) {
+  return api.request({ path: "/usage-stats", schema: usageStatsSchema, signal });
+}
+
+export function getSubscription(signal?: AbortSignal) {
+  return api.request({ path: "/billing/subscription", schema: subscriptionSchema, signal });
+}
+
+export function startCheckout() {
+  return api.request({ method: "POST", path: "/billing/checkout", schema: checkoutResponseSchema });
+}
+
+export function openBillingPortal() {
+  return api.request({ method: "POST", path: "/billing/portal", schema: billingPortalResponseSchema });
+}
+
+/** The spec's POST /auth/subscription/restore (answered by the BFF, not better-auth). */
+export function restoreSubscription() {
+  return authApi.request({ method: "POST", path: "/subscription/restore", schema: restoreResponseSchema });
+}
