@@ -3,8 +3,11 @@
  * words with word timings) rendered to every format, each format in a fresh process so
  * its memory figures are its own.
  *
- *   npm run bench:exports -w services/export                # full run, writes bench/results/exports.json
- *   npm run bench:exports -w services/export -- --smoke     # tiny input, 1 run: checks the script works
+ * Benchmark 6 of `npm run bench`.
+ *
+ *   npm run bench:exports                   # full run, writes bench/results/exports.json
+ *   npm run bench:exports -- --smoke        # tiny input, 1 run: checks the script works (bench/results/smoke/)
+ *   npm run bench:exports -w services/export   # the same from the export workspace
  *   tsx bench/exports.ts --runs 9 --formats pdf,docx --workloads english
  *
  * Per format: the first render in a process (cold: code not yet compiled, font tables
@@ -28,6 +31,7 @@ import {
   type FontSet,
 } from "../services/export/src/domain/index.js";
 import { syntheticTranscript, type SyntheticOptions } from "./exports-transcript.js";
+import { isSmoke, startRecording } from "./lib/results.js";
 
 const TARGET_MS = 1500;
 const repoRoot = path.resolve(import.meta.dirname, "..");
@@ -68,7 +72,8 @@ const { values } = parseArgs({
 });
 
 async function main(): Promise<void> {
-  const smoke = values.smoke;
+  const smoke = isSmoke();
+  const recording = startRecording("exports", smoke);
   const runs = Number(values.runs ?? (smoke ? 1 : 7));
   const formats = (values.formats?.split(",") ?? exportFormats) as ExportFormat[];
   const selected = (values.workloads?.split(",") ?? (smoke ? ["english", "multilingual"] : workloads)) as Workload[];
@@ -116,22 +121,18 @@ async function main(): Promise<void> {
   console.log(`\nfont discovery and loading (once per process, not in the times above): ${fontLoadMs} ms`);
   console.log(rows.every((row) => row.targetMet) ? `every median is under ${TARGET_MS} ms` : `NOT MET: ${rows.filter((r) => !r.targetMet).map((r) => `${r.workload}/${r.format}`).join(", ")}`);
 
-  const out = values.out ?? (smoke ? undefined : path.join(repoRoot, "bench/results/exports.json"));
-  if (out) {
-    await mkdir(path.dirname(out), { recursive: true });
-    const report = {
-      benchmark: "exports",
-      date: new Date().toISOString(),
-      command: `tsx bench/exports.ts${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(" ")}` : ""}`,
-      machine: { ...machine, loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100) },
-      input: { ...size, wordTimings: true, includeTimestamps: true },
-      runsPerFormat: runs,
-      targetMs: TARGET_MS,
-      fontLoadMs,
-      results: rows.map((row, index) => ({ ...row, runsMs: results[index]!.runs.map(round), cpuRunsMs: results[index]!.cpuRuns.map(round) })),
-    };
-    await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`written to ${path.relative(process.cwd(), out)}`);
+  const data = {
+    input: { ...size, wordTimings: true, includeTimestamps: true },
+    runsPerFormat: runs,
+    targetMs: TARGET_MS,
+    fontLoadMs,
+    results: rows.map((row, index) => ({ ...row, runsMs: results[index]!.runs.map(round), cpuRunsMs: results[index]!.cpuRuns.map(round) })),
+  };
+  if (values.out) {
+    await mkdir(path.dirname(values.out), { recursive: true });
+    await writeFile(values.out, `${JSON.stringify({ benchmark: "exports", date: new Date().toISOString(), machine, ...data }, null, 2)}\n`);
+  } else {
+    await recording.finish(data);
   }
   if (smoke && results.some((r) => r.bytes === 0)) process.exit(1);
 }

@@ -49,7 +49,9 @@ export class Supervisor {
   #spawn(spec: SupervisedProcess, index: number): void {
     const color = colorFor(spec.name, index);
     const prefix = color(`[${spec.name}]`.padEnd(23));
-    const child = spawn(process.execPath, ["--import", "tsx", spec.entry], {
+    // The preload patches pg, kafkajs and http for tracing before the entry point loads;
+    // it does nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    const child = spawn(process.execPath, ["--import", "tsx", "--import", "@transcribe/platform/telemetry-preload", spec.entry], {
       cwd: this.options.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ["ignore", "pipe", "pipe"],

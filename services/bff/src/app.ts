@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { addressPolicy, createServiceClient, enterRequestContext, type HostResolver, type Logger, REQUEST_ID_HEADER } from "@transcribe/platform";
+import { addressPolicy, createServiceClient, enterRequestContext, type HostResolver, type Logger, observeHttpRequests, REQUEST_ID_HEADER } from "@transcribe/platform";
 import { imageProxyRoutes } from "./routes/image-proxy.js";
 import { supportRoutes } from "./routes/support.js";
 import { createRateLimiter } from "./http/rate-limit.js";
@@ -10,9 +10,13 @@ import { MediaService } from "@transcribe/proto/media/v1/media";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { BffConfig } from "./config.js";
-import { installErrorHandler } from "./http/api-error.js";
+import { clientErrorHandler, installErrorHandler } from "./http/api-error.js";
 import { authProxy } from "./http/auth-proxy.js";
+import { crossSiteGuard } from "./http/csrf.js";
+import { recordRoutes } from "./http/route-table.js";
+import { securityHeaders, thirdPartyOrigins } from "./http/security-headers.js";
 import { openApi } from "./http/openapi.js";
+import { probeRoutes } from "./http/probes.js";
 import { spa } from "./http/spa.js";
 import { createSessionResolver, requireSessionOnApi } from "./http/session.js";
 import { healthRoutes } from "./routes/health.js";
@@ -43,14 +47,29 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     // JSON bodies only; uploads go straight to storage through signed URLs.
     bodyLimit: 1024 * 1024,
     trustProxy: false,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
+  observeHttpRequests(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  recordRoutes(app);
   app.addHook("onRequest", async (request, reply) => {
     enterRequestContext(request.id);
     reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  const thirdParty = thirdPartyOrigins(config);
+  await securityHeaders(app, {
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    production: config.NODE_ENV === "production",
+    connectOrigins: thirdParty.connect,
+    scriptOrigins: thirdParty.script,
+  });
+  crossSiteGuard(app, {
+    trustedOrigins: [config.PUBLIC_BASE_URL, ...config.AUTH_TRUSTED_ORIGINS],
+    // Their callers prove themselves with a signature, not with the session cookie.
+    exemptRoutes: ["/api/v1/billing/webhook", "/api/v1/blog/webhook", `${STORAGE_PREFIX}/*`, `${EXPORT_STORAGE_PREFIX}/*`],
   });
 
   await openApi(app);
@@ -94,6 +113,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     ],
   });
   await authProxy(app, { authUrl: urls.auth, timeoutMs: config.SERVICE_TIMEOUT_MS });
+  probeRoutes(app, { distDir: config.WEB_DIST_DIR });
   await spa(app, { distDir: config.WEB_DIST_DIR });
   return app;
 }

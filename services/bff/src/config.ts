@@ -3,6 +3,11 @@ import { commonConfigSchema, env } from "@transcribe/platform";
 import { z } from "zod";
 
 const serviceUrl = (port: number) => env.httpUrl().default(`http://127.0.0.1:${port}`);
+const commaList = () =>
+  z
+    .string()
+    .default("")
+    .transform((value) => value.split(",").map((s) => s.trim()).filter((s) => s.length > 0));
 
 export const bffConfigSchema = commonConfigSchema.extend({
   PORT: env.port(8080),
@@ -41,6 +46,22 @@ export const bffConfigSchema = commonConfigSchema.extend({
   GROQ_MODEL: z.string().min(1).default("llama-3.1-8b-instant"),
   /** Deadline for the Groq call; past it the template greeting is used. */
   AI_GREETING_TIMEOUT_MS: env.positiveInt(1_500),
+  /**
+   * The product's browser-facing URL (the same variable export and the launcher use). Unsafe
+   * requests with a session cookie must come from it (http/csrf.ts); https turns on HSTS.
+   */
+  PUBLIC_BASE_URL: env.httpUrl().default("http://localhost:8080"),
+  /** Further origins the web app is served from (the Vite dev server): the list the auth service trusts too. */
+  AUTH_TRUSTED_ORIGINS: commaList(),
+  /** Further origins the web app may fetch from, upload to and play media from (CSP connect-src, media-src). */
+  CSP_CONNECT_ORIGINS: commaList(),
+  /** The web build's analytics and error-reporting settings: when set here too, the CSP allows their hosts. */
+  VITE_POSTHOG_KEY: env.optionalString(),
+  VITE_POSTHOG_HOST: env.optionalHttpUrl(),
+  VITE_SENTRY_DSN: env.optionalString(),
+  /** The S3 endpoint browsers upload to and play from in cluster mode (media's variables); the CSP allows it. */
+  S3_PUBLIC_ENDPOINT: env.optionalHttpUrl(),
+  S3_ENDPOINT: env.optionalHttpUrl(),
 });
 
 export type BffConfig = z.infer<typeof bffConfigSchema>;

@@ -1,16 +1,19 @@
-import { createLogger, initTelemetry, loadConfigOrExit, stopOnSignals } from "@transcribe/platform";
+import { createLogger, initTelemetry, loadConfigOrExit, metricsPortConfigSchema, startMetricsServer, stopOnSignals } from "@transcribe/platform";
 import { buildBff } from "./app.js";
 import { bffConfigSchema } from "./config.js";
 
-const config = loadConfigOrExit("bff", bffConfigSchema);
+const config = loadConfigOrExit("bff", bffConfigSchema.extend(metricsPortConfigSchema.shape));
 const logger = createLogger("bff", config.LOG_LEVEL);
 const telemetry = await initTelemetry({
   service: "bff",
   environment: config.NODE_ENV,
   otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
   sentryDsn: config.SENTRY_DSN,
+  metrics: config.METRICS_PORT !== undefined,
   logger,
 });
 const app = await buildBff(config, logger);
 await app.listen({ host: config.HOST, port: config.PORT });
-stopOnSignals(logger, config.SHUTDOWN_GRACE_MS, [() => app.close(), () => telemetry.shutdown()]);
+// Never on the public port: a scrape port of its own, which the deployment keeps internal.
+const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer({ host: config.HOST, port: config.METRICS_PORT, logger });
+stopOnSignals(logger, config.SHUTDOWN_GRACE_MS, [() => app.close(), async () => metrics?.close(), () => telemetry.shutdown()]);

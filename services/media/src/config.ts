@@ -43,6 +43,11 @@ export const mediaConfigSchema = z.object({
   MEDIA_MAX_FILE_BYTES: env.positiveInt(100 * MB),
   /** Longest audio accepted after probing (seconds); guards disk and CPU, spec is silent. */
   MEDIA_MAX_DURATION_SECONDS: env.positiveInt(6 * 60 * 60),
+  /**
+   * Streams (audio, video, subtitle, data) a file may contain; more is refused before it
+   * is decoded. Recordings have a handful; thousands of tiny ones only cost parsing time.
+   */
+  MEDIA_MAX_STREAMS: env.positiveInt(32),
   /** Lifetime of an upload URL: the PUT must start before it ends. */
   MEDIA_UPLOAD_URL_TTL_SECONDS: env.positiveInt(15 * 60),
   /** Lifetime of an audio URL handed to the player. */

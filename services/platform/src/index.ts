@@ -15,3 +15,4 @@ export * from "./events/index.js";
 export * from "./storage/index.js";
 export * from "./net/address-guard.js";
 export * from "./text/escape-html.js";
+export * from "./observability/index.js";

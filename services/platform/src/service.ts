@@ -53,6 +53,8 @@ export interface ServiceDefinition<S extends z.ZodObject> {
 
 const serviceBaseSchema = commonConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** GET /metrics on the service's port (an internal one; the BFF has METRICS_PORT instead). */
+  METRICS_ENABLED: env.boolean(true),
 });
 
 /** EVENT_BUS=embedded|kafka and each adapter's variables (events/bus-config.ts). */
@@ -84,6 +86,7 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
     environment: config.NODE_ENV,
     otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
     sentryDsn: config.SENTRY_DSN,
+    metrics: config.METRICS_ENABLED,
     logger,
   });
   process.on("unhandledRejection", (reason) => {
@@ -124,6 +127,7 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
     ...(parts.routes ? { routes: parts.routes } : {}),
     ...(parts.configure ? { configure: parts.configure } : {}),
     shutdownTimeoutMs: config.SHUTDOWN_GRACE_MS,
+    metrics: config.METRICS_ENABLED,
   });
   await relay?.start();
   for (const subscription of parts.subscriptions ?? []) {

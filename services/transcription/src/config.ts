@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { env } from "@transcribe/platform";
+import { ConfigError, env } from "@transcribe/platform";
 import { z } from "zod";
 import { parseModelPaths, type ModelLocations } from "./engines/local/models.js";
 
@@ -40,6 +40,11 @@ export type TranscriptionConfig = z.infer<typeof transcriptionConfig>;
 export const workerConfig = transcriptionConfig.extend({
   /** Jobs one worker process runs at once (each runs its own engine process). */
   WORKER_CONCURRENCY: env.positiveInt(1),
+  /**
+   * On SIGTERM the worker takes no new job and lets running ones finish for this long,
+   * then hands the rest back (they resume after their stored chunks). 0: at once.
+   */
+  WORKER_DRAIN_SECONDS: z.coerce.number().int().min(0).default(0),
   /** A lease lasts this long unless renewed (heartbeats every third of it). */
   JOB_LEASE_SECONDS: env.positiveInt(30),
   JOB_POLL_MS: env.positiveInt(1000),
@@ -51,10 +56,27 @@ export const workerConfig = transcriptionConfig.extend({
   MEDIA_WAIT_MAX_SECONDS: env.positiveInt(3_600),
   TRANSCRIBE_CHUNK_SECONDS: env.positiveInt(300),
   TRANSCRIBE_CHUNK_OVERLAP_SECONDS: z.coerce.number().min(0).default(5),
+  /**
+   * Windows of one long file transcribed at once, each by its own engine process with
+   * WHISPER_THREADS (or every core) shared among them; 1 runs them one after another.
+   */
+  TRANSCRIBE_PARALLEL_WINDOWS: env.positiveInt(1),
   /** A job may run for 120 s + duration × this factor; a chunk for max(60 s, its duration × this factor). */
   TRANSCRIBE_TIME_FACTOR: z.coerce.number().positive().default(4),
 });
 export type WorkerConfig = z.infer<typeof workerConfig>;
+
+/**
+ * The drain must end before the process's own shutdown deadline (SHUTDOWN_GRACE_MS), or
+ * the worker is killed mid-drain without handing its jobs back.
+ */
+export function checkDrain(config: { WORKER_DRAIN_SECONDS: number; SHUTDOWN_GRACE_MS: number }): void {
+  if (config.WORKER_DRAIN_SECONDS * 1000 >= config.SHUTDOWN_GRACE_MS) {
+    throw new ConfigError([
+      `WORKER_DRAIN_SECONDS: must be shorter than SHUTDOWN_GRACE_MS (${config.SHUTDOWN_GRACE_MS} ms), which must leave time to hand unfinished jobs back`,
+    ]);
+  }
+}
 
 export function modelLocations(config: TranscriptionConfig): ModelLocations {
   return {

@@ -1,6 +1,6 @@
-import { createServiceClient, runService } from "@transcribe/platform";
+import { commonConfigSchema, ConfigError, createServiceClient, loadConfigOrExit, runService } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";
-import { modelLocations, workerConfig } from "./config.js";
+import { checkDrain, modelLocations, workerConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
 import type { Db } from "./db/repository.js";
 import { TranscriberError, type Transcriber } from "./domain/transcriber.js";
@@ -8,6 +8,20 @@ import { ElevenLabsTranscriber } from "./engines/cloud/elevenlabs.js";
 import { GroqTranscriber } from "./engines/cloud/groq.js";
 import { LocalTranscriber } from "./engines/local/local-transcriber.js";
 import { JobRunner } from "./worker/job-runner.js";
+
+// Like a bad variable: named, exit 1, before touching the database.
+try {
+  checkDrain(
+    loadConfigOrExit(
+      "transcription-worker",
+      workerConfig.pick({ WORKER_DRAIN_SECONDS: true }).extend({ SHUTDOWN_GRACE_MS: commonConfigSchema.shape.SHUTDOWN_GRACE_MS }),
+    ),
+  );
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`transcription-worker: ${error.message}\n`);
+  process.exit(1);
+}
 
 // The worker is its own process so it scales apart from the API; it shares the
 // transcription database, where it leases jobs.
@@ -35,6 +49,7 @@ await runService({
             chunkSeconds: config.TRANSCRIBE_CHUNK_SECONDS,
             overlapSeconds: config.TRANSCRIBE_CHUNK_OVERLAP_SECONDS,
             chunkTimeFactor: config.TRANSCRIBE_TIME_FACTOR,
+            parallelWindows: config.TRANSCRIBE_PARALLEL_WINDOWS,
             logger,
           });
         }
@@ -57,6 +72,7 @@ await runService({
         mediaWaitMaxSeconds: config.MEDIA_WAIT_MAX_SECONDS,
         timeFactor: config.TRANSCRIBE_TIME_FACTOR,
         concurrency: config.WORKER_CONCURRENCY,
+        drainMs: config.WORKER_DRAIN_SECONDS * 1000,
       },
     });
     // Say at start whether the local engine can run, rather than at the first job.

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -252,6 +253,46 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     expect(chunks.size).toBeGreaterThanOrEqual(3);
     expect(resumedIndexes[0]).toBe(2);
     expect(resumed.text).toBe(first.text);
+  });
+
+  it("spreads one file's windows over two engines at once: each window once, the same transcript as one engine", { timeout: 300_000 }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-parallel-"));
+    const clips = [];
+    for (const sentence of LONG_SCRIPT.slice(0, 4)) clips.push((await synthesize(sentence, { dir })).path);
+    const audio = concatWavs(clips, path.join(dir, "parallel.wav"));
+    const options = { chunkSeconds: 7, overlapSeconds: 2 };
+    const request = (onChunk?: (chunk: { index: number }) => Promise<void>) => ({
+      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", language: undefined,
+      task: "transcribe" as const, temperature: 0, signal: new AbortController().signal, ...(onChunk ? { onChunk } : {}),
+    });
+    const sequential = await make({ ...options, threads: 1 }).transcribe(request());
+
+    // Engine processes this test process runs, sampled while the parallel transcription runs.
+    const enginesNow = () =>
+      readdirSync("/proc").filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+          const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+          return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("whisper_engine.py");
+        } catch {
+          return false;
+        }
+      }).length;
+    const before = enginesNow();
+    let most = before;
+    const sampler = setInterval(() => (most = Math.max(most, enginesNow())), 50);
+    const stored: number[] = [];
+    const parallel = await make({ ...options, threads: 2, parallelWindows: 2 })
+      .transcribe(request(async (chunk) => void stored.push(chunk.index)))
+      .finally(() => clearInterval(sampler));
+
+    expect(stored.length).toBeGreaterThanOrEqual(3);
+    expect([...stored].sort((a, b) => a - b)).toEqual([...Array(stored.length).keys()]);
+    expect(most - before).toBe(2);
+    expect(parallel.language).toBe("en");
+    expect(wordErrorRate(LONG_SCRIPT.slice(0, 4).join(" "), parallel.text)).toBeLessThanOrEqual(
+      wordErrorRate(LONG_SCRIPT.slice(0, 4).join(" "), sequential.text) + 0.05,
+    );
   });
 
   it("refuses audio it cannot decode as a permanent error, and an abort kills the engine", { timeout: 120_000 }, async () => {

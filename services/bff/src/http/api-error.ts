@@ -1,3 +1,5 @@
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import { AppError, fromConnectError, httpStatusOf } from "@transcribe/platform";
 import { ConnectError } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -19,6 +21,8 @@ export const apiErrorSchema = z
   .meta({ id: "ApiError" });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 
+export const SERVICE_UNREACHABLE = "The service is temporarily unavailable. Please try again shortly.";
+
 export function sendApiError(reply: FastifyReply, status: number, code: string, message: string, detail?: unknown) {
   const body: ApiError = { error: { code, message, ...(detail === undefined ? {} : { detail }) } };
   return reply.code(status).type("application/json").send(body);
@@ -34,6 +38,13 @@ export function installErrorHandler(app: FastifyInstance): void {
       const first = issues[0];
       const message = first ? (first.path ? `${first.path}: ${first.message}` : first.message) : "Invalid request";
       return sendApiError(reply, 400, "invalid_request", message, { issues, in: error.validationContext });
+    }
+    const thrown: unknown = error;
+    if (thrown instanceof ConnectError && thrown.cause !== undefined) {
+      // The call never reached the service (refused, reset, DNS): the text is Node's and
+      // names internal addresses, so the browser gets a fixed one.
+      request.log.error({ err: error }, "service unreachable");
+      return sendApiError(reply, 503, "unavailable", SERVICE_UNREACHABLE);
     }
     if (error instanceof AppError || error instanceof ConnectError) {
       const appError = fromConnectError(error);
@@ -56,4 +67,23 @@ export function installErrorHandler(app: FastifyInstance): void {
     // Fastify's own 4xx (malformed JSON, body too large, unsupported media type).
     return sendApiError(reply, status, error.code?.toLowerCase() ?? "bad_request", error.message);
   });
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers too large,
+ * malformed request line) get the same JSON error body as every other refusal.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "request_timeout", "The request took too long to arrive"]
+      : error.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "headers_too_large", "The request's URL or headers are too large"]
+        : [400, "bad_request", "Malformed HTTP request"];
+  const body = JSON.stringify({ error: { code, message } } satisfies ApiError);
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }

@@ -44,6 +44,7 @@ export const messages = {
   sizeMismatch: (stored: number, declared: number) =>
     `The uploaded file is ${stored} bytes but ${declared} bytes were declared`,
   tooLong: (maxSeconds: number) => `Audio longer than ${formatDuration(maxSeconds)} is not supported`,
+  tooManyStreams: (maxStreams: number) => `The file has too many tracks (at most ${maxStreams} are supported)`,
   notReceived: "The upload was not received before its link expired",
   processingFailed: "The file could not be processed; please upload it again",
 } as const;

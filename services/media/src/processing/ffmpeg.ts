@@ -14,7 +14,20 @@ export interface FfmpegTools {
  * files or URLs.
  */
 const FORMAT_WHITELIST = "mp3,wav,mov,mp4,m4a,3gp,3g2,mj2,flac,ogg,matroska,webm";
-const INPUT_GUARDS = ["-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST];
+
+/** Limits applied to every untrusted input before ffmpeg or ffprobe parses it. */
+export interface InputLimits {
+  /**
+   * Streams a container may declare. ffmpeg allocates a context per stream while it reads
+   * the header, so a file of thousands of tiny streams costs memory and time before any
+   * decision; past this count the demuxer stops at once.
+   */
+  maxStreams: number;
+}
+
+function inputGuards(limits: InputLimits): string[] {
+  return ["-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-max_streams", String(limits.maxStreams)];
+}
 
 const INSTALL_HINT =
   "install FFmpeg (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg) " +
@@ -58,22 +71,41 @@ export class NotMediaError extends Error {
   override readonly name = "NotMediaError";
 }
 
-export async function probe(tools: FfmpegTools, file: string, timeoutMs = 60_000): Promise<ProbeResult> {
+/** Thrown when the container declares more streams than InputLimits.maxStreams. */
+export class TooManyStreamsError extends Error {
+  override readonly name = "TooManyStreamsError";
+}
+
+/** A tool's refusal of the input, as the error the caller turns into a message. */
+function inputError(error: ToolFailedError): Error {
+  const detail = error.stderr.trim() || error.message;
+  // ffmpeg's own wording (libavformat avformat_new_stream).
+  if (/exceeds max_streams/.test(detail)) return new TooManyStreamsError(detail);
+  return new NotMediaError(detail);
+}
+
+export async function probe(tools: FfmpegTools, file: string, limits: InputLimits, timeoutMs = 60_000): Promise<ProbeResult> {
   let output: { stdout: string; stderr: string };
   try {
     output = await run(
       tools.ffprobe,
-      ["-v", "warning", ...INPUT_GUARDS, "-show_entries", "format=format_name,duration:stream=codec_type,duration", "-of", "json", file],
+      ["-v", "warning", ...inputGuards(limits), "-show_entries", "format=format_name,duration:stream=codec_type,duration", "-of", "json", file],
       { timeoutMs },
     );
   } catch (error) {
-    if (error instanceof ToolFailedError) throw new NotMediaError(error.stderr.trim() || error.message);
+    if (error instanceof ToolFailedError) throw inputError(error);
     throw error;
   }
-  const parsed = JSON.parse(output.stdout) as {
+  let parsed: {
     format?: { format_name?: string; duration?: string };
     streams?: Array<{ codec_type?: string; duration?: string }>;
   };
+  try {
+    parsed = JSON.parse(output.stdout) as typeof parsed;
+  } catch {
+    // Only a cut-off capture (see run) gets here: no allowed file makes ffprobe say that much.
+    throw new NotMediaError("ffprobe's answer could not be read");
+  }
   if (!parsed.format?.format_name) throw new NotMediaError("no container recognised");
   const streams = parsed.streams ?? [];
   const audio = streams.find((s) => s.codec_type === "audio");
@@ -91,28 +123,31 @@ export async function probe(tools: FfmpegTools, file: string, timeoutMs = 60_000
 /**
  * Decodes the first audio stream to 16 kHz mono 16-bit PCM WAV and returns the length
  * of what was actually decoded, in seconds: the real duration, whatever the header said.
+ * Decoding stops after `maxSeconds`: a small file that hides hours of audio (a FLAC of
+ * silence without its sample count) cannot fill the disk; a result longer than the
+ * limit tells the caller it was cut.
  */
 export async function transcodeToProcessed(
   tools: FfmpegTools,
   input: string,
   output: string,
-  timeoutMs: number,
+  options: InputLimits & { maxSeconds: number; timeoutMs: number },
 ): Promise<{ duration: number }> {
   try {
     await run(
       tools.ffmpeg,
       [
-        "-nostdin", "-hide_banner", "-v", "error", ...INPUT_GUARDS, "-i", input,
-        "-map", "0:a:0", "-vn", "-sn", "-dn",
+        "-nostdin", "-hide_banner", "-v", "error", ...inputGuards(options), "-i", input,
+        "-map", "0:a:0", "-vn", "-sn", "-dn", "-t", String(options.maxSeconds),
         "-ac", String(PROCESSED.channels), "-ar", String(PROCESSED.sampleRate), "-c:a", "pcm_s16le",
         // No metadata or encoder tag: a plain 44-byte header every reader accepts.
         "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact",
         "-f", "wav", "-y", output,
       ],
-      { timeoutMs },
+      { timeoutMs: options.timeoutMs },
     );
   } catch (error) {
-    if (error instanceof ToolFailedError) throw new NotMediaError(error.stderr.trim() || error.message);
+    if (error instanceof ToolFailedError) throw inputError(error);
     throw error;
   }
   return { duration: (await wavDataBytes(output)) / PROCESSED_BYTES_PER_SECOND };
@@ -123,7 +158,7 @@ export async function cutProcessed(tools: FfmpegTools, input: string, output: st
   await run(
     tools.ffmpeg,
     [
-      "-nostdin", "-hide_banner", "-v", "error", ...INPUT_GUARDS,
+      "-nostdin", "-hide_banner", "-v", "error", ...inputGuards({ maxStreams: 1 }),
       "-ss", start.toFixed(3), "-to", end.toFixed(3), "-i", input,
       "-c:a", "pcm_s16le", "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact",
       "-f", "wav", "-y", output,
@@ -134,24 +169,53 @@ export async function cutProcessed(tools: FfmpegTools, input: string, output: st
 
 /** The size of the WAV's data chunk, read from its RIFF header (without loading the file). */
 export async function wavDataBytes(file: string): Promise<number> {
+  const chunk = await readWavHeader(file);
+  if (!chunk) throw new Error("ffmpeg did not write a WAV file with a data chunk");
+  // Streams written without seeking leave 0 or 0xFFFFFFFF; the file size is the truth.
+  return Math.min(chunk.dataLength ?? Infinity, chunk.available);
+}
+
+/**
+ * How long a WAV's header says its samples last (data chunk length over byte rate), or
+ * undefined when the header leaves it open. ffprobe measures a WAV by its file size, so
+ * a file cut short looks whole to it; the header still says what was meant to arrive.
+ */
+export async function wavDeclaredSeconds(file: string): Promise<number | undefined> {
+  const chunk = await readWavHeader(file);
+  if (!chunk?.dataLength || !chunk.byteRate) return undefined;
+  return chunk.dataLength / chunk.byteRate;
+}
+
+interface WavHeader {
+  /** The data chunk's own length field; undefined when 0 or 0xFFFFFFFF (written while streaming). */
+  dataLength: number | undefined;
+  /** Bytes after the data chunk's header. */
+  available: number;
+  /** From the fmt chunk (bytes per second), when it came first. */
+  byteRate: number | undefined;
+}
+
+async function readWavHeader(file: string): Promise<WavHeader | undefined> {
   const handle = await open(file, "r");
   try {
     const { size } = await handle.stat();
     const header = Buffer.alloc(12);
     await handle.read(header, 0, 12, 0);
-    if (header.toString("ascii", 0, 4) !== "RIFF" || header.toString("ascii", 8, 12) !== "WAVE") {
-      throw new Error("ffmpeg did not write a WAV file");
-    }
-    const chunkHeader = Buffer.alloc(8);
+    if (header.toString("ascii", 0, 4) !== "RIFF" || header.toString("ascii", 8, 12) !== "WAVE") return undefined;
+    const chunkHeader = Buffer.alloc(20);
+    let byteRate: number | undefined;
     for (let offset = 12; offset + 8 <= size; ) {
-      await handle.read(chunkHeader, 0, 8, offset);
+      await handle.read(chunkHeader, 0, 20, offset);
       const id = chunkHeader.toString("ascii", 0, 4);
       const length = chunkHeader.readUInt32LE(4);
-      // Streams written without seeking leave 0 or 0xFFFFFFFF; the file size is the truth.
-      if (id === "data") return Math.min(length === 0 || length === 0xffffffff ? Infinity : length, size - offset - 8);
+      // fmt: format (2), channels (2), sample rate (4), byte rate (4), ...
+      if (id === "fmt ") byteRate = chunkHeader.readUInt32LE(16);
+      if (id === "data") {
+        return { dataLength: length === 0 || length === 0xffffffff ? undefined : length, available: size - offset - 8, byteRate };
+      }
       offset += 8 + length + (length % 2);
     }
-    throw new Error("WAV file has no data chunk");
+    return undefined;
   } finally {
     await handle.close();
   }

@@ -11,7 +11,16 @@ import { claimForProcessing, extendLease, findAbandonedUploads, findFile, releas
 import type { FileRow } from "../db/schema.js";
 import { checkSize, keys, messages, planChunks, type AllowedContentType } from "../domain/rules.js";
 import type { MediaFiles } from "../files.js";
-import { cutProcessed, killRunningTools, NotMediaError, probe, transcodeToProcessed, type FfmpegTools } from "./ffmpeg.js";
+import {
+  cutProcessed,
+  killRunningTools,
+  NotMediaError,
+  probe,
+  TooManyStreamsError,
+  transcodeToProcessed,
+  wavDeclaredSeconds,
+  type FfmpegTools,
+} from "./ffmpeg.js";
 import { fetchToFile } from "./import-url.js";
 
 export interface ProcessingWorkerOptions {
@@ -218,23 +227,38 @@ export class ProcessingWorker {
     const sniffed = await fileTypeFromFile(input);
     if (!sniffed || !SNIFFED_EXTENSIONS.has(sniffed.ext)) throw new Refusal(messages.notMedia);
 
+    const limits = { maxStreams: config.MEDIA_MAX_STREAMS };
+    const refusalOf = (error: unknown) => {
+      if (error instanceof TooManyStreamsError) return new Refusal(messages.tooManyStreams(config.MEDIA_MAX_STREAMS));
+      if (error instanceof NotMediaError) return new Refusal(messages.damaged);
+      return error;
+    };
     let probed;
     try {
-      probed = await probe(this.#tools, input);
+      probed = await probe(this.#tools, input, limits);
     } catch (error) {
-      if (error instanceof NotMediaError) throw new Refusal(messages.damaged);
-      throw error;
+      throw refusalOf(error);
     }
     if (!probed.hasAudio) throw new Refusal(messages.noAudio);
+    if (sniffed.ext === "wav") {
+      const declared = await wavDeclaredSeconds(input);
+      if (declared !== undefined) probed = { ...probed, declaredDuration: declared, durationEstimated: false };
+    }
+    // A header that states more than the limit is refused before decoding: a few MB of
+    // FLAC can hold hours of silence, hundreds of MB once decoded.
+    if (probed.declaredDuration !== undefined && !probed.durationEstimated && probed.declaredDuration > config.MEDIA_MAX_DURATION_SECONDS) {
+      throw new Refusal(messages.tooLong(config.MEDIA_MAX_DURATION_SECONDS));
+    }
 
     const processedFile = path.join(dir, "processed.wav");
     const timeoutMs = Math.max(120_000, config.MEDIA_MAX_DURATION_SECONDS * 100);
     let duration: number;
     try {
-      ({ duration } = await transcodeToProcessed(this.#tools, input, processedFile, timeoutMs));
+      // One second past the limit: enough to tell "longer than allowed" from "exactly at it".
+      const maxSeconds = config.MEDIA_MAX_DURATION_SECONDS + 1;
+      ({ duration } = await transcodeToProcessed(this.#tools, input, processedFile, { ...limits, maxSeconds, timeoutMs }));
     } catch (error) {
-      if (error instanceof NotMediaError) throw new Refusal(messages.damaged);
-      throw error;
+      throw refusalOf(error);
     }
     if (!(duration > 0)) throw new Refusal(messages.silentEmpty);
     // A header that promises more than the bytes hold: the file was cut short.

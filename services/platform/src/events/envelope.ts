@@ -3,6 +3,7 @@ import { create, fromBinary, toBinary, type MessageInitShape, type MessageShape 
 import { timestampDate, timestampNow } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { AppError } from "../errors.js";
+import { currentTraceparent } from "../observability/tracing.js";
 import { catalogEntry, eventCatalog, eventRegistry, topics, type EventMessage, type EventSchema, type Topic } from "./catalog.js";
 
 /**
@@ -22,6 +23,12 @@ export interface EventEnvelope {
   readonly occurredAt: Date;
   /** The protobuf binary encoding of the message. */
   readonly payload: Uint8Array;
+  /**
+   * W3C trace context of the span the event belongs to (the one that wrote it, then its
+   * publish span), so that consumers continue the producer's trace; absent when tracing
+   * is off.
+   */
+  readonly traceparent?: string;
 }
 
 /** The envelope as JSON (pg-boss job data, Kafka headers + value, logs). */
@@ -34,6 +41,7 @@ export interface EventEnvelopeJson {
   occurredAt: string;
   /** Base64 of the protobuf binary. */
   payload: string;
+  traceparent?: string;
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -58,7 +66,10 @@ export function isAsync(event: { async?: boolean | undefined }): boolean {
   return event.async ?? true;
 }
 
-/** Wraps an event for the outbox and the bus, resolving its topic and key from the catalog. */
+/**
+ * Wraps an event for the outbox and the bus, resolving its topic and key from the
+ * catalog, with the active span's trace context.
+ */
 export function toEnvelope(event: EventMessage): EventEnvelope {
   const entry = catalogEntry(event.$typeName);
   if (!isUuid(event.id)) {
@@ -66,6 +77,7 @@ export function toEnvelope(event: EventMessage): EventEnvelope {
   }
   const key = entry.key(event);
   if (!key) throw new AppError("invalid_argument", `Event ${event.$typeName} ${event.id} has an empty partition key`);
+  const traceparent = currentTraceparent();
   return {
     id: event.id,
     type: event.$typeName,
@@ -73,6 +85,7 @@ export function toEnvelope(event: EventMessage): EventEnvelope {
     key,
     occurredAt: event.timestamp ? timestampDate(event.timestamp) : new Date(),
     payload: toBinary(entry.schema, event),
+    ...(traceparent ? { traceparent } : {}),
   };
 }
 
@@ -91,6 +104,7 @@ export function envelopeToJson(envelope: EventEnvelope): EventEnvelopeJson {
     key: envelope.key,
     occurredAt: envelope.occurredAt.toISOString(),
     payload: Buffer.from(envelope.payload.buffer, envelope.payload.byteOffset, envelope.payload.byteLength).toString("base64"),
+    ...(envelope.traceparent ? { traceparent: envelope.traceparent } : {}),
   };
 }
 
@@ -101,6 +115,8 @@ const envelopeJsonSchema = z.object({
   key: z.string(),
   occurredAt: z.iso.datetime({ offset: true }),
   payload: z.base64(),
+  // Not validated further: a malformed one only starts a new trace.
+  traceparent: z.string().max(256).optional(),
 });
 
 /** Parses (and checks) an envelope that crossed a process boundary as JSON. */
@@ -109,6 +125,11 @@ export function envelopeFromJson(json: unknown): EventEnvelope {
   if (!parsed.success) {
     throw new AppError("invalid_argument", `Malformed event envelope: ${z.prettifyError(parsed.error)}`);
   }
-  const { payload, occurredAt, ...rest } = parsed.data;
-  return { ...rest, occurredAt: new Date(occurredAt), payload: new Uint8Array(Buffer.from(payload, "base64")) };
+  const { payload, occurredAt, traceparent, ...rest } = parsed.data;
+  return {
+    ...rest,
+    occurredAt: new Date(occurredAt),
+    payload: new Uint8Array(Buffer.from(payload, "base64")),
+    ...(traceparent ? { traceparent } : {}),
+  };
 }

@@ -13,6 +13,7 @@ import kafkajs, {
 } from "kafkajs";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { observeDeliveries } from "../observability/events.js";
 import type { DeadLetter, DeadLetterFilter, DeadLetters, EventBus, EventHandler, SubscribeOptions } from "./bus.js";
 import { topics as catalogTopics, type Topic } from "./catalog.js";
 import type { EventEnvelope } from "./envelope.js";
@@ -334,10 +335,11 @@ export class KafkaEventBus implements EventBus, DeadLetters {
       }
     }
     const o = this.#options;
+    const observed = observeDeliveries(consumer, handler);
     for (const topic of unique) {
       group.routes.set(kafkaTopicName(topic, this.#prefix), {
         topic,
-        handler,
+        handler: observed,
         retryLimit: options.retryLimit ?? o.retryLimit ?? defaults.retryLimit,
         retryDelayMs: (options.retryDelay ?? o.retryDelay ?? defaults.retryDelay) * 1000,
         retryBackoff: options.retryBackoff ?? o.retryBackoff ?? defaults.retryBackoff,

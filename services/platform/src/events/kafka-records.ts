@@ -13,6 +13,11 @@ export const envelopeHeaders = {
   topic: "topic",
   /** ISO 8601 with milliseconds, as Date#toISOString() writes it. */
   occurredAt: "occurredAt",
+  /**
+   * The envelope's trace context. Not "traceparent": the kafkajs instrumentation writes
+   * that one with its send span, a child of the relay's batch rather than of the event.
+   */
+  traceparent: "event-traceparent",
 } as const;
 
 /** Headers a dead-letter record adds to the envelope's own. */
@@ -57,6 +62,7 @@ export function envelopeToMessage(envelope: EventEnvelope, extraHeaders: Record<
       [envelopeHeaders.type]: envelope.type,
       [envelopeHeaders.topic]: envelope.topic,
       [envelopeHeaders.occurredAt]: envelope.occurredAt.toISOString(),
+      ...(envelope.traceparent ? { [envelopeHeaders.traceparent]: envelope.traceparent } : {}),
       ...extraHeaders,
     },
   };
@@ -93,6 +99,7 @@ export function envelopeFromMessage(message: Pick<KafkaMessage, "key" | "value" 
   if (message.key === null || message.key === undefined) problems.push("no key");
   if (problems.length > 0) throw new MalformedRecordError(`Malformed event record: ${problems.join("; ")}`);
   const value = message.value ?? Buffer.alloc(0);
+  const traceparent = headerText(headers, envelopeHeaders.traceparent);
   return {
     id: id!,
     type: type!,
@@ -101,5 +108,6 @@ export function envelopeFromMessage(message: Pick<KafkaMessage, "key" | "value" 
     occurredAt: when!,
     // A copy: kafkajs' buffers are slices of the fetch response.
     payload: new Uint8Array(value),
+    ...(traceparent ? { traceparent } : {}),
   };
 }

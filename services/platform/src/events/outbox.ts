@@ -45,6 +45,12 @@ export const outboxMigrations: Migrations = {
       await sql`create index platform_processed_events_processed_at on platform_processed_events (processed_at)`.execute(db);
     },
   },
+  "0000_platform_002_outbox_trace_context": {
+    async up(db: Kysely<any>) {
+      // The relay publishes from a context of its own; the row carries the writer's trace.
+      await sql`alter table platform_outbox add column traceparent text`.execute(db);
+    },
+  },
 };
 
 export interface OutboxTable {
@@ -58,6 +64,7 @@ export interface OutboxTable {
   created_at: Generated<Date>;
   published_at: Date | null;
   attempts: Generated<number>;
+  traceparent: string | null;
 }
 
 export interface ProcessedEventsTable {
@@ -95,6 +102,7 @@ export async function enqueueEvents(
         type: e.type,
         payload: e.payload,
         occurred_at: e.occurredAt,
+        traceparent: e.traceparent ?? null,
       })),
     )
     .execute();

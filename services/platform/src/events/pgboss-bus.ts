@@ -2,6 +2,7 @@ import PgBoss from "pg-boss";
 import pg from "pg";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { observeDeliveries } from "../observability/events.js";
 import type { DeadLetter, DeadLetterFilter, DeadLetters, EventBus, EventHandler, SubscribeOptions } from "./bus.js";
 import type { Topic } from "./catalog.js";
 import { envelopeFromJson, envelopeToJson, isUuid, type EventEnvelope, type EventEnvelopeJson } from "./envelope.js";
@@ -307,13 +308,14 @@ export class PgBossEventBus implements EventBus, DeadLetters {
       for (const topic of unique) await this.#ensureQueue(boss, consumer, topic, settings, true);
     });
     const added: Subscription[] = [];
+    const observed = observeDeliveries(consumer, handler);
     for (const topic of unique) {
       const queue = queueName(consumer, topic);
       added.push({
         consumer,
         topic,
         queue,
-        handler,
+        handler: observed,
         concurrency: Math.max(1, options.concurrency ?? defaults.concurrency),
         expireInSeconds: settings.expireInSeconds,
         wakeup: new Wakeup(),

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/database.js";
 import type { Logger } from "../logger.js";
+import { publishTraced } from "../observability/events.js";
+import { eventsPublished, outboxLag, outboxPublishFailures } from "../observability/metrics.js";
 import type { EventBus } from "./bus.js";
 import type { EventEnvelope } from "./envelope.js";
 import { listenForNotifications, type NotificationListener } from "./listener.js";
@@ -87,7 +89,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           if (!lock.rows[0]?.locked) return 0;
           const rows = await trx
             .selectFrom("platform_outbox")
-            .select(["id", "topic", "key", "type", "payload", "occurred_at"])
+            .select(["id", "topic", "key", "type", "payload", "occurred_at", "created_at", "traceparent"])
             .where("published_at", "is", null)
             .orderBy("seq")
             .limit(batchSize)
@@ -103,17 +105,28 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
             key: r.key,
             occurredAt: r.occurred_at,
             payload: r.payload,
+            ...(r.traceparent ? { traceparent: r.traceparent } : {}),
           }));
-          await withTimeout(options.bus.publish(envelopes), publishTimeoutMs, "publish timed out");
+          await withTimeout(
+            publishTraced(envelopes, (traced) => options.bus.publish(traced)),
+            publishTimeoutMs,
+            "publish timed out",
+          );
           await trx
             .updateTable("platform_outbox")
             .set({ published_at: sql`now()`, attempts: sql`attempts + 1` })
             .where("id", "in", claimed)
             .execute();
+          const now = Date.now();
+          for (const row of rows) {
+            eventsPublished.inc({ topic: row.topic });
+            outboxLag.observe(Math.max(0, now - row.created_at.getTime()) / 1000);
+          }
           return rows.length;
         });
       } catch (error) {
         if (claimed.length > 0) {
+          outboxPublishFailures.inc();
           // Outside the rolled-back transaction, so the count survives for operators.
           await db
             .updateTable("platform_outbox")

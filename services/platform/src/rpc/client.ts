@@ -1,6 +1,7 @@
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { DescService } from "@bufbuild/protobuf";
+import { observeRpcCalls } from "../observability/rpc.js";
 import { currentRequestId, REQUEST_ID_HEADER } from "../request-context.js";
 
 export interface ServiceClientOptions {
@@ -14,7 +15,7 @@ const propagateRequestId: Interceptor = (next) => async (req) => {
   return next(req);
 };
 
-/** A Connect client for another service, with a deadline on every call. */
+/** A Connect client for another service, with a deadline on every call, traced and timed. */
 export function createServiceClient<T extends DescService>(
   service: T,
   baseUrl: string,
@@ -25,7 +26,7 @@ export function createServiceClient<T extends DescService>(
     httpVersion: "1.1",
     useBinaryFormat: true,
     defaultTimeoutMs: options.timeoutMs ?? 10_000,
-    interceptors: [propagateRequestId],
+    interceptors: [observeRpcCalls, propagateRequestId],
   });
   return createClient(service, transport);
 }

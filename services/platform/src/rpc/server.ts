@@ -5,6 +5,8 @@ import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { CheckResponseSchema, DependencyCheckSchema, HealthService } from "@transcribe/proto/health/v1/health";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "../logger.js";
+import { observeHttpRequests, serveMetrics } from "../observability/http.js";
+import { observeRpcHandling } from "../observability/rpc.js";
 import { enterRequestContext, REQUEST_ID_HEADER } from "../request-context.js";
 import { toConnectError } from "./errors.js";
 
@@ -33,6 +35,8 @@ export interface ServiceServerOptions {
   configure?: (app: FastifyInstance) => Promise<void> | void;
   /** How long in-flight calls may run on shutdown before they are aborted. */
   shutdownTimeoutMs?: number;
+  /** Serve GET /metrics (Prometheus text) on this port; on by default (METRICS_ENABLED). */
+  metrics?: boolean;
 }
 
 export interface ServiceServer {
@@ -61,7 +65,7 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[]): Pro
 
 /**
  * Every service's server: Connect RPCs on Fastify, the HealthService every service
- * answers, /healthz (the process is alive) and /readyz (it can do its work).
+ * answers, /healthz (the process is alive), /readyz (it can do its work) and /metrics.
  */
 export async function startServiceServer(options: ServiceServerOptions): Promise<ServiceServer> {
   const { logger, name } = options;
@@ -76,6 +80,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
     bodyLimit: 8 * 1024 * 1024,
   });
 
+  observeHttpRequests(app);
   app.addHook("onRequest", async (request) => {
     enterRequestContext(request.id);
   });
@@ -94,7 +99,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
   };
 
   await app.register(fastifyConnectPlugin, {
-    interceptors: [mapErrors],
+    interceptors: [observeRpcHandling, mapErrors],
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
     routes(router) {
       router.service(HealthService, {
@@ -116,6 +121,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
     const status = await check();
     return reply.code(status.ok ? 200 : 503).send({ service: name, ...status });
   });
+  if (options.metrics ?? true) serveMetrics(app);
 
   await options.configure?.(app);
   const address = await app.listen({ host: options.host, port: options.port });

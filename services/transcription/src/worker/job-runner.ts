@@ -8,7 +8,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
-import { enqueueEvents, fromConnectError, newEvent, type Logger } from "@transcribe/platform";
+import { enqueueEvents, fromConnectError, newEvent, withSpan, type Logger } from "@transcribe/platform";
 import {
   TranscriptionCompletedSchema,
   TranscriptionFailedSchema,
@@ -32,6 +32,7 @@ import {
 import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { findModel } from "../domain/models.js";
 import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
+import { countQueueIn, jobsCompleted, jobsFailed, jobsInProgress } from "./metrics.js";
 
 export interface JobRunnerOptions {
   leaseSeconds: number;
@@ -40,6 +41,11 @@ export interface JobRunnerOptions {
   mediaWaitMaxSeconds: number;
   timeFactor: number;
   concurrency: number;
+  /**
+   * On stop, how long running jobs may go on before they are handed back: scale-in and
+   * rollouts then finish short jobs instead of moving them. 0 hands them back at once.
+   */
+  drainMs?: number;
 }
 
 export interface JobRunnerDeps {
@@ -92,6 +98,9 @@ export function timeLimitSeconds(durationSeconds: number, factor: number): numbe
 export class JobRunner {
   readonly owner: string;
   private running = false;
+  /** Aborted when stop() begins: idle slots stop polling and take no new job. */
+  private readonly draining = new AbortController();
+  /** Aborted when the drain ends: jobs still running are handed back. */
   private readonly stopping = new AbortController();
   private loops: Array<Promise<void>> = [];
   private readonly transcribers: Transcriber[] = [];
@@ -103,15 +112,26 @@ export class JobRunner {
   start(): void {
     if (this.running) return;
     this.running = true;
+    countQueueIn(this.deps.db);
     for (let slot = 0; slot < this.deps.options.concurrency; slot++) this.loops.push(this.loop(slot));
   }
 
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.draining.abort();
+    const loops = Promise.allSettled(this.loops);
+    const drainMs = this.deps.options.drainMs ?? 0;
+    if (drainMs > 0) {
+      this.deps.logger.info({ drainSeconds: drainMs / 1000 }, "worker stopping: no new jobs; running jobs may finish");
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([loops, new Promise((resolve) => (timer = setTimeout(resolve, drainMs)))]);
+      clearTimeout(timer);
+    }
     this.stopping.abort(new ShuttingDown());
-    await Promise.allSettled(this.loops);
+    await loops;
     await Promise.allSettled(this.transcribers.map((t) => t.close()));
+    countQueueIn(undefined);
   }
 
   private async loop(slot: number): Promise<void> {
@@ -133,10 +153,20 @@ export class JobRunner {
         this.deps.logger.warn({ err: error, slot }, "could not lease a job");
       }
       if (!job) {
-        await sleep(this.deps.options.pollMs, this.stopping.signal);
+        await sleep(this.deps.options.pollMs, this.draining.signal);
         continue;
       }
-      await this.run(job, transcriberFor);
+      try {
+        // One trace per job run: its media calls, queries and events hang together.
+        await withSpan("transcription job", { attributes: { "transcription.job_id": job.id, "transcription.attempt": job.attempts } }, () =>
+          this.run(job, transcriberFor),
+        );
+      } catch (error) {
+        // Recording the outcome failed too (PostgreSQL restarting): the slot must live on.
+        // The job keeps its lease until it expires; then any worker takes it up again.
+        this.deps.logger.error({ err: error, slot, jobId: job.id }, "job outcome not recorded; the job is retried when its lease expires");
+        await sleep(this.deps.options.pollMs, this.draining.signal);
+      }
     }
   }
 
@@ -155,6 +185,7 @@ export class JobRunner {
         .catch((error: unknown) => log.warn({ err: error }, "heartbeat failed"));
     }, Math.max(250, (options.leaseSeconds * 1000) / 3));
     let audioPath: string | undefined;
+    jobsInProgress.inc();
     try {
       if (job.attempts > job.max_attempts) {
         await this.fail(job, job.last_error ? `The transcription kept failing: ${job.last_error}` : "The transcription kept failing");
@@ -175,6 +206,7 @@ export class JobRunner {
     } catch (error) {
       await this.onError(job, controller.signal.reason ?? error, error, log);
     } finally {
+      jobsInProgress.dec();
       clearInterval(beat);
       this.stopping.signal.removeEventListener("abort", onStop);
       if (audioPath) await rm(audioPath, { force: true }).catch(() => {});
@@ -343,6 +375,7 @@ export class JobRunner {
       return true;
     });
     if (committed) {
+      jobsCompleted.inc();
       log.info(
         { segments: result.segments.length, language: result.language, dropped: result.dropped.length },
         "transcription completed",
@@ -353,9 +386,9 @@ export class JobRunner {
   }
 
   private async fail(job: LeasedJob, message: string): Promise<void> {
-    await this.deps.db.transaction().execute(async (trx) => {
+    const failed = await this.deps.db.transaction().execute(async (trx) => {
       const moved = await advanceJob(trx, job.id, this.owner, "failed", { finished_at: sql`now()`, last_error: message });
-      if (!moved) return;
+      if (!moved) return false;
       await advanceTranscription(trx, job.transcription_id, job.id, "failed", { error: message });
       await trx.deleteFrom("transcription_job_chunks").where("job_id", "=", job.id).execute();
       await enqueueEvents(trx, [
@@ -368,7 +401,9 @@ export class JobRunner {
         }),
         newEvent(TranscriptionFailedSchema, { jobId: job.id, userId: job.user_id, error: message, failedAt: timestampNow() }),
       ]);
+      return true;
     });
+    if (failed) jobsFailed.inc();
   }
 }
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { Logger } from "@transcribe/platform";
 import { bridgesNeeded, mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
 import { guardSegments } from "../../domain/guard.js";
@@ -25,6 +26,11 @@ export interface LocalTranscriberOptions {
   overlapSeconds: number;
   /** A chunk may take at most max(60 s, its duration × this factor). */
   chunkTimeFactor: number;
+  /**
+   * Windows of one file transcribed at once, each by its own engine process with its
+   * share of `threads` (default 1: one engine, windows in order).
+   */
+  parallelWindows?: number;
   logger: Logger;
 }
 
@@ -55,11 +61,22 @@ interface EngineResult {
  */
 export class LocalTranscriber implements Transcriber {
   readonly name = "local";
-  private readonly engine: WhisperProcess;
+  /** engines[0] also serves pings and downloads; the others start with the first parallel file. */
+  private readonly engines: WhisperProcess[];
+  private readonly engineThreads: number;
   private version: string | undefined;
 
   constructor(private readonly options: LocalTranscriberOptions) {
-    this.engine = new WhisperProcess(options.python, options.logger);
+    const parallel = Math.max(1, Math.floor(options.parallelWindows ?? 1));
+    this.engines = Array.from({ length: parallel }, () => new WhisperProcess(options.python, options.logger));
+    // Engines running side by side share the cores instead of each taking them all
+    // (CTranslate2's own default is 4 threads, which would oversubscribe a small machine).
+    this.engineThreads =
+      parallel === 1 ? options.threads : Math.max(1, Math.floor((options.threads || availableParallelism()) / parallel));
+  }
+
+  private get engine(): WhisperProcess {
+    return this.engines[0]!;
   }
 
   /** Starts the engine and reports its versions; fails when the Python side is not installed. */
@@ -101,21 +118,24 @@ export class LocalTranscriber implements Transcriber {
   }
 
   async transcribe(request: TranscribeRequest): Promise<TranscriptResult> {
-    const { signal } = request;
+    // One window failing stops the others: their engines are killed, not left decoding.
+    const failed = new AbortController();
+    const signal = AbortSignal.any([request.signal, failed.signal]);
     const modelDir = await this.modelDir(request.engineModel, signal);
     const windows = planChunks(request.durationSeconds, this.options.chunkSeconds, this.options.overlapSeconds);
+    const lastIndex = windows.length - 1;
     const chunks: ChunkResult[] = [];
     let language = request.language;
-    const runWindow = async (window: ChunkWindow, isLast: boolean): Promise<ChunkResult> => {
+    const runWindow = async (engine: WhisperProcess, window: ChunkWindow, isLast: boolean): Promise<ChunkResult> => {
       signal.throwIfAborted();
       let result: EngineResult;
       try {
-        result = await this.engine.call<EngineResult>(
+        result = await engine.call<EngineResult>(
           {
             op: "transcribe",
             model_dir: modelDir,
             compute_type: this.options.computeType,
-            threads: this.options.threads,
+            threads: this.engineThreads,
             beam_size: this.options.beamSize,
             audio: request.audioPath,
             start: window.start,
@@ -134,7 +154,7 @@ export class LocalTranscriber implements Transcriber {
         throw translate(error, request.engineModel);
       }
       // Later windows use the language detected in the first, so one file is one language.
-      language ??= result.language;
+      if (window.index === 0) language ??= result.language;
       return {
         index: window.index,
         start: window.start,
@@ -143,21 +163,56 @@ export class LocalTranscriber implements Transcriber {
         segments: result.segments.map(toSegment),
       };
     };
+    const todo: ChunkWindow[] = [];
     for (const window of windows) {
       const done = request.completedChunks?.get(window.index);
       if (done && done.start === window.start && done.end === window.end) {
         chunks.push(done);
-        language ??= done.language;
-        continue;
+        if (window.index === 0) language ??= done.language;
+      } else {
+        todo.push(window);
       }
-      const chunk = await runWindow(window, window.index === windows.length - 1);
-      chunks.push(chunk);
-      await request.onChunk?.(chunk, windows.length);
     }
+    const store = async (chunk: ChunkResult) => {
+      await request.onChunk?.(chunk, windows.length);
+      return chunk;
+    };
+    const engines = this.engines.slice(0, Math.min(this.engines.length, todo.length));
+    try {
+      if (engines.length <= 1) {
+        for (const window of todo) chunks.push(await store(await runWindow(this.engine, window, window.index === lastIndex)));
+      } else {
+        // Each engine takes the next window in order until none is left.
+        const queue = [...todo];
+        const parallel = await Promise.all(
+          engines.map(async (engine) => {
+            const mine: ChunkResult[] = [];
+            for (let window = queue.shift(); window; window = queue.shift()) {
+              mine.push(await store(await runWindow(engine, window, window.index === lastIndex)));
+            }
+            return mine;
+          }),
+        );
+        chunks.push(...parallel.flat());
+        // Windows that started before the first had detected the language detected their
+        // own; where that differs, they are heard again in the file's language.
+        if (language) {
+          for (const [i, chunk] of chunks.entries()) {
+            if (chunk.language === language) continue;
+            const window = windows[chunk.index]!;
+            chunks[i] = await store(await runWindow(this.engine, window, window.index === lastIndex));
+          }
+        }
+      }
+    } catch (error) {
+      failed.abort(error);
+      throw error;
+    }
+    chunks.sort((a, b) => a.index - b.index);
     // Holes where a window started its transcript late: fill them from a bridge window.
     for (const bridge of bridgesNeeded(chunks)) {
       this.options.logger.info({ start: bridge.start, end: bridge.end }, "re-transcribing a seam the next window skipped");
-      chunks.push(await runWindow(bridge, false));
+      chunks.push(await runWindow(this.engine, bridge, false));
     }
     const duration = Math.max(request.durationSeconds, ...chunks.map((c) => c.end));
     const merged = mergeChunks(chunks);
@@ -176,12 +231,12 @@ export class LocalTranscriber implements Transcriber {
   }
 
   async close(): Promise<void> {
-    await this.engine.close();
+    await Promise.all(this.engines.map((engine) => engine.close()));
   }
 
-  /** Kills the Python process at once (a running decode cannot be interrupted otherwise). */
+  /** Kills the Python processes at once (a running decode cannot be interrupted otherwise). */
   kill(): void {
-    this.engine.kill();
+    for (const engine of this.engines) engine.kill();
   }
 }
 

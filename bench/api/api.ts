@@ -1,0 +1,257 @@
+/**
+ * Benchmark 4, API under load: `GET /api/v1/transcriptions?limit=50` (a user with 1,000
+ * transcriptions) and `GET /api/v1/transcriptions/{id}` (a completed 2-minute transcript:
+ * 25 segments, 300 words with timings) through the product — BFF (session, schemas,
+ * ETag) → Connect → transcription service → PostgreSQL — against a minimal Fastify + pg
+ * server running the same SQL on the same database (bench/api/direct-server.ts), in the
+ * same run, with autocannon at 50 and 200 connections. Reported per case: requests/s,
+ * p50 and p99 latency (medians over the runs) and the product/direct ratios pair by
+ * pair. Target: p99 < 50 ms at 200 connections through the product.
+ *
+ *   npm run bench:api                 (3 runs × 5 s per case)
+ *   npm run bench:api -- --smoke      (300 requests per case, 1 run)
+ *
+ * The load generator runs on the same 2 cores as the servers and PostgreSQL: its own CPU
+ * is taken from both sides alike.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon, { type Result } from "autocannon";
+import pg from "pg";
+import { freePort } from "@transcribe/platform/testing";
+import { signIn, startProduct, type ApiClient, type Product } from "../lib/product.js";
+import { isSmoke, repoRoot, startRecording } from "../lib/results.js";
+import { median, printTable, round } from "../lib/stats.js";
+
+const { values } = parseArgs({
+  options: { smoke: { type: "boolean", default: false }, runs: { type: "string" }, duration: { type: "string" } },
+});
+const smoke = isSmoke();
+const runs = Number(values.runs ?? (smoke ? 1 : 3));
+const duration = Number(values.duration ?? 5);
+const connectionLevels = smoke ? [50] : [50, 200];
+const TRANSCRIPTIONS = 1000;
+const SEGMENTS = 25;
+const WORDS_PER_SEGMENT = 12;
+const TARGET_P99_MS = 50;
+
+/** 1,000 completed transcriptions of the user, each with a result of 25 timed segments, inserted directly. */
+async function seed(product: Product, userId: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${product.pgPort}/transcription` });
+  await client.connect();
+  try {
+    const settings = {
+      provider: "local",
+      model: "whisper-base",
+      responseFormat: "verbose_json",
+      timestampGranularities: ["segment", "word"],
+      temperature: 0,
+      language: "en",
+      translateToEn: false,
+    };
+    const vocabulary = "the committee met on tuesday morning to review budget for new library and several members asked whether building could open".split(" ");
+    const segments = Array.from({ length: SEGMENTS }, (_, position) => {
+      const start = position * 4.8;
+      const words = Array.from({ length: WORDS_PER_SEGMENT }, (_, i) => ({
+        word: ` ${vocabulary[(position * 7 + i) % vocabulary.length]}`,
+        start: round(start + i * 0.38, 2),
+        end: round(start + i * 0.38 + 0.33, 2),
+        probability: 0.93,
+      }));
+      return { position, start, end: start + 4.6, text: words.map((w) => w.word).join(""), words };
+    });
+    await client.query("begin");
+    await client.query(
+      `insert into transcriptions (id, user_id, file_id, display_name, file_name, content_type, duration, uploaded_at, raw_key, status, settings, created_at, updated_at)
+       select gen_random_uuid(), $1, gen_random_uuid(), 'Interview ' || i, 'interview-' || i || '.mp3', 'audio/mpeg', 120,
+              now() - i * interval '1 hour', 'raw/' || i, 'completed', $2::jsonb, now() - i * interval '1 hour', now() - i * interval '1 hour'
+       from generate_series(1, $3::int) as i`,
+      [userId, JSON.stringify(settings), TRANSCRIPTIONS],
+    );
+    await client.query(
+      `insert into transcription_results (id, transcription_id, job_id, text, language, source_language, duration, engine)
+       select gen_random_uuid(), t.id, gen_random_uuid(), $2, 'en', 'en', 120, '{"name":"faster-whisper","model":"base"}'::jsonb
+       from transcriptions t where t.user_id = $1`,
+      [userId, segments.map((s) => s.text.trim()).join(" ")],
+    );
+    await client.query(`update transcriptions t set result_id = r.id from transcription_results r where r.transcription_id = t.id and t.user_id = $1`, [userId]);
+    await client.query(
+      `insert into transcription_segments (result_id, position, start_seconds, end_seconds, text, words)
+       select r.id, p.pos, p.s, p.e, p.txt, p.w
+       from transcription_results r join transcriptions t on t.id = r.transcription_id
+       cross join unnest($2::int[], $3::float8[], $4::float8[], $5::text[], $6::jsonb[]) as p(pos, s, e, txt, w)
+       where t.user_id = $1`,
+      [
+        userId,
+        segments.map((s) => s.position),
+        segments.map((s) => s.start),
+        segments.map((s) => s.end),
+        segments.map((s) => s.text),
+        segments.map((s) => JSON.stringify(s.words)),
+      ],
+    );
+    await client.query("commit");
+    await client.query("analyze transcriptions; analyze transcription_results; analyze transcription_segments");
+  } finally {
+    await client.end();
+  }
+}
+
+async function startDirect(product: Product, userId: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "bench/api/direct-server.ts")], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      BENCH_USER_ID: userId,
+      DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${product.pgPort}/transcription`,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  for await (const line of createInterface({ input: child.stdout! })) if (line === "listening") break;
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/** The same answer from both servers, so both run the same query (ids and order, count, segment count). */
+async function checkSameAnswers(api: ApiClient, directUrl: string, ids: string[]): Promise<void> {
+  const direct = async <T>(pathname: string) => (await (await fetch(`${directUrl}${pathname}`)).json()) as T;
+  type List = { transcriptions: Array<{ id: string }>; total_count: number };
+  const [a, b] = [await api.get<List>("/api/v1/transcriptions?limit=50"), await direct<List>("/api/v1/transcriptions?limit=50")];
+  if (a.total_count !== TRANSCRIPTIONS || b.total_count !== TRANSCRIPTIONS || a.transcriptions.map((t) => t.id).join() !== b.transcriptions.map((t) => t.id).join()) {
+    throw new Error(`the two servers list differently: ${a.total_count}/${b.total_count}`);
+  }
+  type Detail = { result: { segments: Array<{ words?: unknown[] }> } };
+  const [c, d] = [await api.get<Detail>(`/api/v1/transcriptions/${ids[0]}`), await direct<Detail>(`/api/v1/transcriptions/${ids[0]}`)];
+  if (c.result.segments.length !== SEGMENTS || d.result.segments.length !== SEGMENTS || c.result.segments[0]!.words?.length !== WORDS_PER_SEGMENT) {
+    throw new Error("the two servers answer the detail differently");
+  }
+}
+
+interface Case {
+  endpoint: "list" | "detail";
+  connections: number;
+  server: "product" | "direct";
+}
+
+async function load(url: string, kase: Case, cookie: string | undefined, ids: string[], measure: { duration?: number; amount?: number }): Promise<Result> {
+  let next = 0;
+  const pathname = () => (kase.endpoint === "list" ? "/api/v1/transcriptions?limit=50" : `/api/v1/transcriptions/${ids[next++ % ids.length]}`);
+  return autocannon({
+    url,
+    connections: kase.connections,
+    ...measure,
+    headers: cookie ? { cookie } : {},
+    requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: pathname() }) }],
+  });
+}
+
+async function main(): Promise<void> {
+  const recording = startRecording("api", smoke);
+  const product = await startProduct();
+  let direct: Awaited<ReturnType<typeof startDirect>> | undefined;
+  try {
+    const api = await signIn(product);
+    await seed(product, api.userId);
+    const page = await api.get<{ transcriptions: Array<{ id: string }> }>("/api/v1/transcriptions?limit=50");
+    const ids = page.transcriptions.map((t) => t.id);
+    direct = await startDirect(product, api.userId);
+    await checkSameAnswers(api, direct.url, ids);
+    const urlOf = (server: Case["server"]) => (server === "product" ? product.baseUrl : direct!.url);
+    const cookieOf = (server: Case["server"]) => (server === "product" ? api.cookie : undefined);
+    console.log(
+      `API under load: ${TRANSCRIPTIONS} transcriptions, list of 50 and detail (${SEGMENTS} segments, ${SEGMENTS * WORDS_PER_SEGMENT} words); ` +
+        `${smoke ? "300 requests" : `${duration} s`} per case, ${runs} run(s), connections ${connectionLevels.join(" and ")}`,
+    );
+
+    // Warm both servers (JIT, pools, the session cache) before anything is measured.
+    for (const server of ["product", "direct"] as const) {
+      for (const endpoint of ["list", "detail"] as const) {
+        await load(urlOf(server), { endpoint, connections: 20, server }, cookieOf(server), ids, { amount: 500 });
+      }
+    }
+
+    const samples: Array<Case & { run: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; total: number }> = [];
+    for (let run = 0; run < runs; run++) {
+      for (const endpoint of ["list", "detail"] as const) {
+        for (const connections of connectionLevels) {
+          const servers = (run % 2 === 0 ? ["product", "direct"] : ["direct", "product"]) as Array<Case["server"]>;
+          for (const server of servers) {
+            const kase = { endpoint, connections, server };
+            const result = await load(urlOf(server), kase, cookieOf(server), ids, smoke ? { amount: 300 } : { duration });
+            const sample = {
+              ...kase,
+              run,
+              rps: result.requests.average,
+              p50: result.latency.p50,
+              p99: result.latency.p99,
+              errors: result.errors + result.timeouts,
+              non2xx: result.non2xx,
+              total: result.requests.total,
+            };
+            // autocannon's average over whole seconds is 0 for runs shorter than a second.
+            if (smoke) sample.rps = result.requests.total / Math.max(result.duration, 0.001);
+            samples.push(sample);
+            console.log(`  run ${run + 1} ${endpoint} ${connections} conn ${server}: ${round(sample.rps)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms${sample.errors || sample.non2xx ? `, ${sample.errors} errors, ${sample.non2xx} non-2xx` : ""}`);
+          }
+        }
+      }
+    }
+
+    const rows = (["list", "detail"] as const).flatMap((endpoint) =>
+      connectionLevels.map((connections) => {
+        const pick = (server: Case["server"]) => samples.filter((s) => s.endpoint === endpoint && s.connections === connections && s.server === server);
+        const [p, d] = [pick("product"), pick("direct")];
+        const pairs = p.map((ps) => [ps, d.find((ds) => ds.run === ps.run)!] as const);
+        const productP99 = median(p.map((s) => s.p99));
+        const hasTarget = connections === 200;
+        return {
+          endpoint,
+          connections,
+          productRps: round(median(p.map((s) => s.rps))),
+          productP50: round(median(p.map((s) => s.p50)), 1),
+          productP99: round(productP99, 1),
+          directRps: round(median(d.map((s) => s.rps))),
+          directP50: round(median(d.map((s) => s.p50)), 1),
+          directP99: round(median(d.map((s) => s.p99)), 1),
+          /** Product throughput as a share of the direct server's (pair by pair, median). */
+          rpsRatio: round(median(pairs.map(([a, b]) => a.rps / b.rps)), 3),
+          /** Product p99 over direct p99 (pair by pair, median). */
+          p99Ratio: round(median(pairs.map(([a, b]) => a.p99 / b.p99)), 2),
+          failures: [...p, ...d].reduce((n, s) => n + s.errors + s.non2xx, 0),
+          requests: [...p, ...d].reduce((n, s) => n + s.total, 0),
+          target: hasTarget ? TARGET_P99_MS : null,
+          targetMet: hasTarget ? productP99 < TARGET_P99_MS : null,
+        };
+      }),
+    );
+    printTable(
+      rows.map((r) => ({
+        endpoint: r.endpoint,
+        conn: r.connections,
+        "product req/s": r.productRps,
+        "p50 ms": r.productP50,
+        "p99 ms": r.productP99,
+        "direct req/s": r.directRps,
+        "direct p50": r.directP50,
+        "direct p99": r.directP99,
+        "req/s ratio": r.rpsRatio,
+        "p99 ratio": r.p99Ratio,
+        failed: r.failures,
+        "p99 < 50 ms": r.targetMet === null ? "no target" : r.targetMet ? "met" : "NOT MET",
+      })),
+    );
+    await recording.finish({ transcriptions: TRANSCRIPTIONS, segments: SEGMENTS, words: SEGMENTS * WORDS_PER_SEGMENT, durationSeconds: smoke ? null : duration, runs, rows, samples });
+    if (rows.some((r) => r.failures > 0)) {
+      console.error("some requests failed: the figures above are not valid");
+      process.exitCode = 1;
+    }
+  } finally {
+    direct?.child.kill("SIGTERM");
+    await product.stop();
+  }
+}
+
+await main();

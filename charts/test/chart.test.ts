@@ -1,0 +1,224 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { checkPolicy, pinnedImage } from "./policy.js";
+import { helmLint, type Manifest, productionValues, render, toolsMissing, validate } from "./tools.js";
+
+const valueSets = [
+  { name: "default values", values: [] as string[] },
+  { name: "values-production.yaml", values: [productionValues] },
+];
+
+describe.skipIf(toolsMissing)("charts/transcribe", () => {
+  for (const { name, values } of valueSets) {
+    describe(name, () => {
+      let manifests: Manifest[];
+      let yaml: string;
+      beforeAll(() => {
+        ({ manifests, yaml } = render({ values }));
+      });
+
+      it("passes helm lint --strict", () => {
+        const lint = helmLint(values);
+        expect(lint.ok, lint.output).toBe(true);
+      });
+
+      it("renders manifests that kubeconform accepts in strict mode against the vendored schemas", () => {
+        const result = validate(yaml);
+        expect(result.ok, result.output).toBe(true);
+        expect(result.output).toMatch(new RegExp(`Summary: ${manifests.length} resources found .* Valid: ${manifests.length}, Invalid: 0, Errors: 0, Skipped: 0`));
+      });
+
+      it("passes the policy check: non-root, resources, probes, pinned images", () => {
+        expect(checkPolicy(manifests)).toEqual([]);
+      });
+
+      it("lets each service accept only its callers, the BFF open, and every workload covered by a policy", () => {
+        const policies = manifests.filter((m) => m.kind === "NetworkPolicy");
+        const deployments = manifests.filter((m) => m.kind === "Deployment");
+        const componentOf = (m: Manifest) => m.metadata.labels!["app.kubernetes.io/component"]!;
+        const serviceComponents = new Map(
+          manifests.filter((m) => m.kind === "Service").map((s) => [s.metadata.name, s.spec.selector["app.kubernetes.io/component"] as string]),
+        );
+        const policyFor = (component: string) => policies.find((p) => p.spec.podSelector.matchLabels["app.kubernetes.io/component"] === component);
+        const allowedCallers = (component: string) =>
+          new Set<string>(
+            (policyFor(component)?.spec.ingress ?? []).flatMap((rule: { from?: Array<{ podSelector?: { matchLabels: Record<string, string> } }> }) =>
+              (rule.from ?? []).flatMap((peer) => peer.podSelector?.matchLabels["app.kubernetes.io/component"] ?? []),
+            ),
+          );
+        // The calls each service makes, read from the URLs the chart gives it.
+        const calls: Array<[string, string]> = [];
+        for (const deployment of deployments) {
+          for (const item of deployment.spec.template.spec.containers[0].env as Array<{ name: string; value?: string }>) {
+            const host = item.value?.match(/^http:\/\/([^:/]+):\d+$/)?.[1];
+            const target = host && serviceComponents.get(host);
+            if (target) calls.push([componentOf(deployment), target]);
+          }
+        }
+        expect(calls.length).toBeGreaterThan(10);
+        for (const [caller, target] of calls) {
+          if (target === "bff") continue;
+          expect(allowedCallers(target), `${caller} → ${target}`).toContain(caller);
+        }
+        for (const deployment of deployments) {
+          const component = componentOf(deployment);
+          const callers = new Set(calls.filter(([, t]) => t === component).map(([c]) => c));
+          if (component === "bff") continue;
+          // Nobody beyond the actual callers.
+          expect([...allowedCallers(component)].sort(), component).toEqual([...callers].sort());
+        }
+        const bffRules = policyFor("bff")!.spec.ingress;
+        expect(bffRules[0].ports).toEqual([{ port: "http", protocol: "TCP" }]);
+        const deny = policies.find((p) => p.metadata.name.endsWith("-default-deny"))!;
+        expect(deny.spec).toMatchObject({ policyTypes: ["Ingress"] });
+        expect(deny.spec.ingress).toBeUndefined();
+      });
+
+      it("gives the worker the time its drain and the handing back of jobs need", () => {
+        const worker = manifests.find((m) => m.kind === "Deployment" && m.metadata.name.endsWith("-transcription-worker"))!;
+        const pod = worker.spec.template.spec;
+        const env = Object.fromEntries((pod.containers[0].env as Array<{ name: string; value?: string }>).map((e) => [e.name, e.value]));
+        const drain = Number(env.WORKER_DRAIN_SECONDS) * 1000;
+        const grace = Number(env.SHUTDOWN_GRACE_MS);
+        expect(drain).toBeGreaterThan(0);
+        expect(grace).toBeGreaterThan(drain);
+        // stopOnSignals exits on its own at SHUTDOWN_GRACE_MS + 5 s; the kubelet must not kill it before.
+        expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(grace + 5_000);
+        const scaled = manifests.find((m) => m.kind === "ScaledObject")!;
+        expect(scaled.spec.scaleTargetRef.name).toBe(worker.metadata.name);
+        expect(scaled.spec.triggers[0]).toMatchObject({ type: "postgresql", metadata: { targetQueryValue: env.WORKER_CONCURRENCY } });
+        // KEDA owns the replica count.
+        expect(worker.spec.replicas).toBeUndefined();
+      });
+
+      it("runs migrations as a hook before the rollout, one container per service database", () => {
+        const job = manifests.find((m) => m.kind === "Job")!;
+        expect(job.metadata.annotations).toMatchObject({ "helm.sh/hook": "pre-install,pre-upgrade" });
+        const containers = job.spec.template.spec.containers as Array<{ name: string; command: string[]; env: Array<{ name: string }> }>;
+        expect(containers.map((c) => c.name).sort()).toEqual(["auth", "billing", "blog", "export", "media", "notifier", "transcription"]);
+        for (const container of containers) {
+          expect(container.command).toEqual(["node", "--import", "tsx", "deploy/migrate.ts"]);
+          expect(container.env.map((e) => e.name)).toEqual(["SERVICE", "DATABASE_URL", "PGPASSWORD"]);
+        }
+      });
+    });
+  }
+
+  describe("refuses values it cannot install", () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), "chart-values-"));
+    });
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+
+    const refusals: Array<{ name: string; values: unknown; message: RegExp }> = [
+      { name: "a misspelt key", values: { services: { bff: { replica: 3 } } }, message: /services\/bff.*replica/s },
+      { name: "a replica count that is not a number", values: { services: { media: { replicas: "two" } } }, message: /services\/media\/replicas/ },
+      { name: "the latest tag", values: { image: { tag: "latest" } }, message: /image\/tag/ },
+      { name: "an unknown event bus", values: { eventBus: { type: "rabbitmq" } }, message: /eventBus\/type/ },
+      { name: "a container allowed to run as root", values: { securityContext: { runAsNonRoot: false } }, message: /securityContext\/runAsNonRoot/ },
+      { name: "a service without a memory limit", values: { services: { auth: { resources: { limits: { memory: null } } } } }, message: /services\/auth\/resources\/limits/ },
+      { name: "a short AUTH_SECRET", values: { secrets: { values: { AUTH_SECRET: "short" } } }, message: /AUTH_SECRET/ },
+      { name: "an unknown model to prefetch", values: { models: { prefetch: ["large-v3"] } }, message: /models\/prefetch/ },
+    ];
+    for (const { name, values, message } of refusals) {
+      it(`refuses ${name} (values.schema.json)`, async () => {
+        const file = path.join(dir, `${name.replace(/\W+/g, "-")}.yaml`);
+        await writeFile(file, stringify(values));
+        expect(() => render({ values: [file] })).toThrow(message);
+      });
+    }
+
+    it("refuses several export replicas without a shared volume, saying why", () => {
+      expect(() => render({ set: ["services.export.replicas=2"] })).toThrow(/services\.export: more than one replica needs .*ReadWriteMany/);
+      expect(() => render({ set: ["services.export.autoscaling.enabled=true"] })).toThrow(/ReadWriteMany/);
+    });
+
+    it("refuses models.download=false without a claim the API can read", () => {
+      expect(() => render({ set: ["models.download=false"] })).toThrow(/models\.download=false needs models\.existingClaim/);
+    });
+  });
+
+  it("kubeconform with the vendored schemas catches unknown fields and wrong types", () => {
+    const { manifests } = render();
+    const deployment = structuredClone(manifests.find((m) => m.kind === "Deployment")!);
+    deployment.spec.replica = 2;
+    const scaled = structuredClone(manifests.find((m) => m.kind === "ScaledObject")!);
+    scaled.spec.maxReplicaCount = "ten";
+    const result = validate([deployment, scaled].map((m) => `---\n${stringify(m)}`).join(""));
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain("additional properties 'replica' not allowed");
+    expect(result.output).toMatch(/maxReplicaCount.*want integer/);
+  });
+});
+
+describe("the policy check", () => {
+  const deployment = (): Manifest => ({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "svc" },
+    spec: {
+      template: {
+        spec: {
+          securityContext: { runAsNonRoot: true, runAsUser: 1000 },
+          initContainers: [
+            { name: "init", image: "x/init:1.0", securityContext: { allowPrivilegeEscalation: false }, resources: { requests: { cpu: "1", memory: "1Gi" }, limits: { memory: "1Gi" } } },
+          ],
+          containers: [
+            {
+              name: "app",
+              image: "x/app:1.2.3",
+              securityContext: { allowPrivilegeEscalation: false },
+              resources: { requests: { cpu: "1", memory: "1Gi" }, limits: { memory: "1Gi" } },
+              livenessProbe: { httpGet: { path: "/healthz", port: 80 } },
+              readinessProbe: { httpGet: { path: "/readyz", port: 80 } },
+            },
+          ],
+        },
+      },
+    },
+  });
+
+  it("accepts a compliant workload and does not ask init containers or Jobs for probes", () => {
+    expect(checkPolicy([deployment()])).toEqual([]);
+    const job = deployment();
+    job.kind = "Job";
+    delete job.spec.template.spec.containers[0].livenessProbe;
+    delete job.spec.template.spec.containers[0].readinessProbe;
+    expect(checkPolicy([job])).toEqual([]);
+  });
+
+  it("names each breach: root, privilege escalation, missing resources, missing probes, unpinned images", () => {
+    const bad = deployment();
+    const app = bad.spec.template.spec.containers[0];
+    app.securityContext = { runAsUser: 0 };
+    delete app.resources.limits;
+    delete app.readinessProbe;
+    app.image = "x/app:latest";
+    bad.spec.template.spec.initContainers[0].image = "x/init";
+    const rules = checkPolicy([bad]).map((v) => `${v.container}: ${v.rule}: ${v.message}`);
+    expect(rules).toEqual([
+      "init: image-tag: image x/init has no pinned tag",
+      "app: non-root: runAsUser is 0 (root)",
+      "app: privilege: allowPrivilegeEscalation is not false",
+      "app: resources: no memory limit",
+      "app: probes: no readiness probe",
+      "app: image-tag: image x/app:latest has no pinned tag",
+    ]);
+    const noNonRoot = deployment();
+    delete noNonRoot.spec.template.spec.securityContext.runAsNonRoot;
+    expect(checkPolicy([noNonRoot]).map((v) => v.message)).toEqual(["runAsNonRoot is not true", "runAsNonRoot is not true"]);
+  });
+
+  it("tells pinned image references from moving ones", () => {
+    expect(pinnedImage("transcribe/bff:0.1.0")).toBe(true);
+    expect(pinnedImage("localhost:5000/transcribe/bff:abc123")).toBe(true);
+    expect(pinnedImage(`transcribe/bff@sha256:${"a".repeat(64)}`)).toBe(true);
+    expect(pinnedImage("transcribe/bff")).toBe(false);
+    expect(pinnedImage("localhost:5000/transcribe/bff")).toBe(false);
+    expect(pinnedImage("transcribe/bff:latest")).toBe(false);
+  });
+});

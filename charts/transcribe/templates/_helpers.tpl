@@ -1,0 +1,247 @@
+{{/*
+Names, labels and the environment of every component. The per-service environment is
+assembled here, in one place, so that a service's Deployment, the migrations Job and the
+KEDA trigger all agree on addresses and Secret keys.
+*/}}
+
+{{- define "transcribe.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The components in a fixed order; transcription-worker shares transcription's database. */}}
+{{- define "transcribe.components" -}}
+bff auth media transcription transcription-worker billing export blog notifier
+{{- end -}}
+
+{{/* The database a component uses, or "" for none. */}}
+{{- define "transcribe.databaseOf" -}}
+{{- $name := .name -}}
+{{- if eq $name "bff" -}}
+{{- else if eq $name "transcription-worker" -}}transcription
+{{- else -}}{{ $name }}
+{{- end -}}
+{{- end -}}
+
+{{- define "transcribe.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: transcribe
+{{- with .name }}
+app.kubernetes.io/component: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{- define "transcribe.selectorLabels" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "transcribe.componentName" -}}
+{{- printf "%s-%s" (include "transcribe.fullname" .root) .name -}}
+{{- end -}}
+
+{{/* In-cluster URL of a component's Connect server. */}}
+{{- define "transcribe.url" -}}
+{{- $svc := index .root.Values.services .name -}}
+{{- printf "http://%s:%v" (include "transcribe.componentName" .) $svc.port -}}
+{{- end -}}
+
+{{- define "transcribe.image" -}}
+{{- $svc := index .root.Values.services .name -}}
+{{- $repository := $svc.image -}}
+{{- with .root.Values.image.registry }}{{ $repository = printf "%s/%s" (trimSuffix "/" .) $repository }}{{ end -}}
+{{- printf "%s:%s" $repository ($svc.tag | default .root.Values.image.tag | default .root.Chart.AppVersion) -}}
+{{- end -}}
+
+{{- define "transcribe.secretName" -}}
+{{- .Values.secrets.existingSecret | default (include "transcribe.fullname" .) -}}
+{{- end -}}
+
+{{- define "transcribe.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- .Values.serviceAccount.name | default (include "transcribe.fullname" .) -}}
+{{- else -}}
+{{- .Values.serviceAccount.name | default "default" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "transcribe.databaseUrl" -}}
+{{- $pg := .root.Values.postgresql -}}
+{{- printf "postgres://%s@%s:%v/%s?sslmode=%s" $pg.user $pg.host $pg.port (index $pg.databases .database) $pg.sslmode -}}
+{{- end -}}
+
+{{/* Where the worker's grace period comes from: the drain, then the release of unfinished jobs and the outbox. */}}
+{{- define "transcribe.workerShutdownGraceSeconds" -}}
+{{- add (index .Values.services "transcription-worker").drainSeconds 15 -}}
+{{- end -}}
+
+{{/*
+Plain variables of one component, as a YAML map: what the chart wires (addresses, ports,
+paths), then the component's `env` from values, which wins on a clash.
+*/}}
+{{- define "transcribe.env" -}}
+{{- $root := .root -}}
+{{- $name := .name -}}
+{{- $v := $root.Values -}}
+{{- $svc := index $v.services $name -}}
+{{- $env := dict
+  "NODE_ENV" $v.nodeEnv
+  "LOG_LEVEL" $v.logLevel
+  "HOST" "0.0.0.0"
+  "PORT" (toString $svc.port)
+-}}
+{{- with $v.telemetry.otlpEndpoint }}{{ $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" . }}{{ end -}}
+{{- $database := include "transcribe.databaseOf" (dict "name" $name) -}}
+{{- if $database -}}
+{{- $_ := set $env "DATABASE_URL" (include "transcribe.databaseUrl" (dict "root" $root "database" $database)) -}}
+{{- $_ := set $env "EVENT_BUS" $v.eventBus.type -}}
+{{- if eq $v.eventBus.type "kafka" -}}
+{{- $_ := set $env "KAFKA_BROKERS" $v.eventBus.kafka.brokers -}}
+{{- $_ := set $env "KAFKA_TOPIC_PREFIX" $v.eventBus.kafka.topicPrefix -}}
+{{- $_ := set $env "KAFKA_PARTITIONS" (toString $v.eventBus.kafka.partitions) -}}
+{{- $_ := set $env "KAFKA_REPLICATION_FACTOR" (toString $v.eventBus.kafka.replicationFactor) -}}
+{{- $_ := set $env "KAFKA_CREATE_TOPICS" (toString $v.eventBus.kafka.createTopics) -}}
+{{- else -}}
+{{- $_ := set $env "EVENT_BUS_DATABASE_URL" (include "transcribe.databaseUrl" (dict "root" $root "database" "events")) -}}
+{{- end -}}
+{{- end -}}
+{{- if eq $name "bff" -}}
+{{- $_ := set $env "METRICS_PORT" (toString $svc.metricsPort) -}}
+{{- $_ := set $env "PUBLIC_BASE_URL" $v.publicUrl -}}
+{{- with $v.objectStorage.endpoint }}{{ $_ := set $env "S3_ENDPOINT" . }}{{ end -}}
+{{- with $v.objectStorage.publicEndpoint }}{{ $_ := set $env "S3_PUBLIC_ENDPOINT" . }}{{ end -}}
+{{- range $upstream := list "auth" "media" "transcription" "transcription-worker" "billing" "export" "blog" "notifier" -}}
+{{- $_ := set $env (printf "%s_URL" ($upstream | replace "-" "_" | upper)) (include "transcribe.url" (dict "root" $root "name" $upstream)) -}}
+{{- end -}}
+{{- else if eq $name "auth" -}}
+{{- $_ := set $env "AUTH_BASE_URL" $v.publicUrl -}}
+{{- else if eq $name "media" -}}
+{{- $s3 := $v.objectStorage -}}
+{{- $_ := set $env "STORAGE" "s3" -}}
+{{- $_ := set $env "S3_BUCKET" $s3.bucket -}}
+{{- $_ := set $env "S3_REGION" $s3.region -}}
+{{- with $s3.endpoint }}{{ $_ := set $env "S3_ENDPOINT" . }}{{ end -}}
+{{- with $s3.publicEndpoint }}{{ $_ := set $env "S3_PUBLIC_ENDPOINT" . }}{{ end -}}
+{{- $_ := set $env "S3_FORCE_PATH_STYLE" (toString $s3.forcePathStyle) -}}
+{{- $_ := set $env "DATA_DIR" "/var/lib/transcribe" -}}
+{{- $_ := set $env "MEDIA_WORK_DIR" "/var/lib/transcribe/work" -}}
+{{- else if or (eq $name "transcription") (eq $name "transcription-worker") -}}
+{{- $worker := index $v.services "transcription-worker" -}}
+{{- $_ := set $env "MEDIA_URL" (include "transcribe.url" (dict "root" $root "name" "media")) -}}
+{{- $_ := set $env "DATA_DIR" "/var/lib/transcribe" -}}
+{{- $_ := set $env "WHISPER_MODELS_DIR" "/var/lib/transcribe/models" -}}
+{{- $_ := set $env "WHISPER_DOWNLOAD" (toString $v.models.download) -}}
+{{- if eq $name "transcription" -}}
+{{- $_ := set $env "BILLING_URL" (include "transcribe.url" (dict "root" $root "name" "billing")) -}}
+{{- else -}}
+{{- $_ := set $env "WORKER_CONCURRENCY" (toString $worker.concurrency) -}}
+{{- /* The root filesystem is read-only: the engine's Python and the Hub client keep their caches under /tmp. */ -}}
+{{- $_ := set $env "HOME" "/tmp" -}}
+{{- $_ := set $env "WORKER_DRAIN_SECONDS" (toString $worker.drainSeconds) -}}
+{{- $_ := set $env "SHUTDOWN_GRACE_MS" (toString (mul (include "transcribe.workerShutdownGraceSeconds" $root | atoi) 1000)) -}}
+{{- end -}}
+{{- else if eq $name "billing" -}}
+{{- else if eq $name "export" -}}
+{{- $_ := set $env "TRANSCRIPTION_URL" (include "transcribe.url" (dict "root" $root "name" "transcription")) -}}
+{{- $_ := set $env "PUBLIC_BASE_URL" $v.publicUrl -}}
+{{- $_ := set $env "DATA_DIR" "/var/lib/transcribe" -}}
+{{- else if eq $name "notifier" -}}
+{{- $_ := set $env "MAIL_FROM" $v.mail.from -}}
+{{- $_ := set $env "SUPPORT_EMAIL" $v.mail.supportEmail -}}
+{{- end -}}
+{{- range $key, $value := $svc.env -}}
+{{- $_ := set $env $key (toString $value) -}}
+{{- end -}}
+{{- toYaml $env -}}
+{{- end -}}
+
+{{/*
+Secret keys one component reads, as a YAML map KEY: required. A required key missing from
+the Secret keeps the pod from starting with an event naming the key; optional ones switch
+a feature off.
+*/}}
+{{- define "transcribe.secretKeys" -}}
+{{- $name := .name -}}
+{{- $keys := dict "SENTRY_DSN" false -}}
+{{- if include "transcribe.databaseOf" (dict "name" $name) -}}{{- $_ := set $keys "PGPASSWORD" false -}}{{- end -}}
+{{- if eq $name "auth" -}}
+{{- $_ := set $keys "AUTH_SECRET" true -}}
+{{- $authEnv := .root.Values.services.auth.env -}}
+{{- /* A social provider's secret is required once its client id is configured (auth refuses one half of a pair). */ -}}
+{{- $_ := set $keys "GITHUB_CLIENT_SECRET" (hasKey $authEnv "GITHUB_CLIENT_ID") -}}
+{{- $_ := set $keys "GOOGLE_CLIENT_SECRET" (hasKey $authEnv "GOOGLE_CLIENT_ID") -}}
+{{- $_ := set $keys "AUTH_OIDC_CLIENT_SECRET" false -}}
+{{- $_ := set $keys "POSTHOG_KEY" false -}}
+{{- else if eq $name "media" -}}
+{{- range $k := list "S3_ACCESS_KEY_ID" "S3_SECRET_ACCESS_KEY" "STORAGE_NOTIFICATION_TOKEN" -}}{{- $_ := set $keys $k false -}}{{- end -}}
+{{- else if or (eq $name "transcription") (eq $name "transcription-worker") -}}
+{{- range $k := list "GROQ_API_KEY" "ELEVENLABS_API_KEY" -}}{{- $_ := set $keys $k false -}}{{- end -}}
+{{- else if eq $name "bff" -}}
+{{- $_ := set $keys "GROQ_API_KEY" false -}}
+{{- else if eq $name "billing" -}}
+{{- range $k := list "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" -}}{{- $_ := set $keys $k false -}}{{- end -}}
+{{- else if eq $name "export" -}}
+{{- $_ := set $keys "STORAGE_SIGNING_SECRET" true -}}
+{{- else if eq $name "blog" -}}
+{{- $_ := set $keys "BLOG_WEBHOOK_SECRET" false -}}
+{{- else if eq $name "notifier" -}}
+{{- $_ := set $keys "SMTP_URL" (eq .root.Values.nodeEnv "production") -}}
+{{- end -}}
+{{- toYaml $keys -}}
+{{- end -}}
+
+{{/* The container env list of a component: plain variables, then Secret references. */}}
+{{- define "transcribe.envList" -}}
+{{- $env := include "transcribe.env" . | fromYaml -}}
+{{- $secretName := include "transcribe.secretName" .root -}}
+{{- $secretKeys := include "transcribe.secretKeys" . | fromYaml -}}
+{{- $items := list -}}
+{{- range $key := keys $env | sortAlpha -}}
+{{- if not (hasKey $secretKeys $key) -}}
+{{- $items = append $items (dict "name" $key "value" (index $env $key)) -}}
+{{- end -}}
+{{- end -}}
+{{- range $key := keys $secretKeys | sortAlpha -}}
+{{- if not (hasKey $env $key) -}}
+{{- $ref := dict "name" $secretName "key" $key -}}
+{{- if not (index $secretKeys $key) }}{{ $_ := set $ref "optional" true }}{{ end -}}
+{{- $items = append $items (dict "name" $key "valueFrom" (dict "secretKeyRef" $ref)) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $items -}}
+{{- end -}}
+
+{{- define "transcribe.podSecurity" -}}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- end -}}
+
+{{/* The port Prometheus scrapes: the BFF's own metrics port, the service port elsewhere. */}}
+{{- define "transcribe.metricsPort" -}}
+{{- $svc := index .root.Values.services .name -}}
+{{- if eq .name "bff" }}{{ $svc.metricsPort }}{{ else }}{{ $svc.port }}{{ end -}}
+{{- end -}}
+
+{{/* Volumes every pod gets: a writable /tmp (the root filesystem is read-only; tsx caches there). */}}
+{{- define "transcribe.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: 512Mi
+{{- end -}}
+
+{{/*
+The workers' queue depth: unfinished jobs that may run now (run_after passed) or that a
+worker holds (lease_owner set). Jobs waiting out a retry delay are not counted; they are
+counted again once their delay ends. Matches leaseJob in services/transcription/src/db/repository.ts.
+*/}}
+{{- define "transcribe.queueDepthQuery" -}}
+select count(*) from transcription_jobs where status in ('pending', 'processing', 'transcribing') and (run_after <= now() or lease_owner is not null)
+{{- end -}}

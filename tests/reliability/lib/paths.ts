@@ -1,0 +1,3 @@
+import path from "node:path";
+
+export const repoRoot = path.resolve(import.meta.dirname, "../../..");
