@@ -34,11 +34,16 @@ export interface ProductOptions {
 /** Variables every benchmark stack gets: quiet logs, and no free-trial limit in the way of repeated runs. */
 const BENCH_ENV = { LOG_LEVEL: "warn", LOG_FORMAT: "json", SKIP_WEB_BUILD: "true", FREE_TRIAL_MINUTES: "1000000" };
 
-export async function startProduct(options: ProductOptions = {}): Promise<Product> {
+/** A new data directory under .data/ (where `npm start` keeps its own). */
+export async function newDataDir(): Promise<string> {
   const dataRoot = path.join(repoRoot, ".data");
   await mkdir(dataRoot, { recursive: true });
-  const dataDir = options.dataDir ?? (await mkdtemp(path.join(dataRoot, "bench-")));
-  const env = {
+  return mkdtemp(path.join(dataRoot, "bench-"));
+}
+
+/** The launcher's variables for a stack of the benchmark's own: free ports, the given data directory. */
+export async function launcherEnv(dataDir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  return {
     ...BENCH_ENV,
     DATA_DIR: dataDir,
     BFF_PORT: String(await freePort()),
@@ -46,8 +51,13 @@ export async function startProduct(options: ProductOptions = {}): Promise<Produc
     EMBEDDED_PG_PORT: String(await freePort()),
     MAILDEV_SMTP_PORT: String(await freePort()),
     MAILDEV_WEB_PORT: String(await freePort()),
-    ...options.env,
+    ...extra,
   };
+}
+
+export async function startProduct(options: ProductOptions = {}): Promise<Product> {
+  const dataDir = options.dataDir ?? (await newDataDir());
+  const env = await launcherEnv(dataDir, options.env);
   const started = performance.now();
   const stack = startStack(env);
   const exited = new Promise<never>((_, reject) =>

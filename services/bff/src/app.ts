@@ -10,7 +10,7 @@ import { MediaService } from "@transcribe/proto/media/v1/media";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { BffConfig } from "./config.js";
-import { clientErrorHandler, installErrorHandler } from "./http/api-error.js";
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from "./http/api-error.js";
 import { authProxy } from "./http/auth-proxy.js";
 import { crossSiteGuard } from "./http/csrf.js";
 import { recordRoutes } from "./http/route-table.js";
@@ -48,6 +48,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     bodyLimit: 1024 * 1024,
     trustProxy: false,
     clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   observeHttpRequests(app);

@@ -53,6 +53,9 @@ export function installErrorHandler(app: FastifyInstance): void {
       if (appError.detail?.reason === "trial_limit_exceeded") {
         return sendApiError(reply, 402, "trial_limit_exceeded", appError.message, appError.detail);
       }
+      // An internal error's text is never for users: the services send a fixed one, and one
+      // raised in this process (a request that cannot be encoded) would name internals.
+      if (appError.code === "internal") return sendApiError(reply, 500, "internal", "Internal error");
       return sendApiError(reply, httpStatusOf[appError.code], appError.code, appError.message, appError.detail);
     }
     if (isResponseSerializationError(error)) {
@@ -67,6 +70,16 @@ export function installErrorHandler(app: FastifyInstance): void {
     // Fastify's own 4xx (malformed JSON, body too large, unsupported media type).
     return sendApiError(reply, status, error.code?.toLowerCase() ?? "bad_request", error.message);
   });
+}
+
+/**
+ * Requests Fastify's router refuses before any route or hook runs (a path that does not
+ * decode, a path parameter past maxParamLength): the same JSON error body.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") return sendApiError(reply, 414, "uri_too_long", "A part of the URL is too long");
+  if (error.code === "FST_ERR_BAD_URL") return sendApiError(reply, 400, "bad_url", "The URL is not validly encoded");
+  return sendApiError(reply, 500, "internal", "Internal error");
 }
 
 /**

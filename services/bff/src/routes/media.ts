@@ -63,7 +63,8 @@ export const audioUrlSchema = z
 const idParams = z.object({ id: z.string().min(1).max(64) });
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
+  // The services take an int32 offset; past it the call failed with a 500.
+  offset: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
 });
 
 const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema };

@@ -126,7 +126,8 @@ const audioUrlSchema = z.object({ url: z.string(), expires_at: z.iso.datetime() 
 const idParams = z.object({ id: z.string().min(1).max(64) });
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
+  // The services take an int32 offset; past it the call failed with a 500.
+  offset: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
   status: z.enum(statusValues).optional(),
   q: z.string().max(255).optional(),
 });

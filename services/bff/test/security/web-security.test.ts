@@ -415,7 +415,15 @@ describe("the SPA bundle and the browser", () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const auth = await startAuth({ AUTH_BASE_URL: origin, NODE_ENV: "development" });
-    const bff = await startBff({ PORT: String(port), WEB_DIST_DIR: dist, AUTH_URL: auth.server.url, PUBLIC_BASE_URL: origin, BILLING_URL: await closedPort(), SESSION_CACHE_TTL_MS: "0" });
+    // What the BFF answered, as its own HTTP server saw it (the attacker's page cannot read the answers).
+    const answered: Array<{ method: string; url: string; status: number; origin: string | undefined; cookie: boolean }> = [];
+    // The BFF gets the build's VITE_ settings too, as the launcher's processes all do: the CSP then allows PostHog.
+    const env = { PORT: String(port), WEB_DIST_DIR: dist, AUTH_URL: auth.server.url, PUBLIC_BASE_URL: origin, BILLING_URL: await closedPort(), SESSION_CACHE_TTL_MS: "0", ...publicValues };
+    const bff = await startBff(env, (app) => {
+      app.addHook("onResponse", async (request, reply) => {
+        answered.push({ method: request.method, url: request.url, status: reply.statusCode, origin: request.headers.origin, cookie: Boolean(request.headers.cookie?.includes("better-auth.session_token=")) });
+      });
+    });
     // The attacker: a page on the same host, another port (same site, so SameSite=Lax cookies go along).
     const attackerPort = await freePort();
     const attackerPage = `<!doctype html><script>
@@ -455,16 +463,15 @@ describe("the SPA bundle and the browser", () => {
       const own = await pageFetch("/auth/update-user", { method: "POST", headers: json, body: JSON.stringify({ name: "Renamed in the browser" }) });
       expect(own.status, own.body).toBe(200);
 
-      // The answers are opaque to the attacker's page (and CORP blocks them); Playwright still sees their status.
-      const forged = new Map<string, number>();
-      page.on("response", (response) => {
-        if (response.url().startsWith(origin)) forged.set(new URL(response.url()).pathname, response.status());
-      });
-      await page.goto(`http://127.0.0.1:${attackerPort}/`, { waitUntil: "networkidle" });
-      await expect.poll(() => forged.size, { timeout: 10_000 }).toBe(2);
-      // 403 from the guard, which only acts when the session cookie came along: without it
-      // both routes would answer 401 (signed out).
-      expect(Object.fromEntries(forged)).toEqual({ "/api/v1/billing/restore": 403, "/auth/update-user": 403 });
+      const attackerOrigin = `http://127.0.0.1:${attackerPort}`;
+      const fromAttacker = () => answered.filter((a) => a.origin === attackerOrigin);
+      await page.goto(`${attackerOrigin}/`, { waitUntil: "networkidle" });
+      await expect.poll(() => fromAttacker().length, { timeout: 10_000 }).toBe(2);
+      // The session cookie went along (same site), and the guard refused both.
+      expect(fromAttacker().map(({ method, url, status, cookie }) => ({ method, url, status, cookie })).sort((x, y) => x.url.localeCompare(y.url))).toEqual([
+        { method: "POST", url: "/api/v1/billing/restore", status: 403, cookie: true },
+        { method: "POST", url: "/auth/update-user", status: 403, cookie: true },
+      ]);
 
       await page.goto(`${origin}/account`, { waitUntil: "networkidle" });
       const me = await pageFetch("/api/v1/me", {});

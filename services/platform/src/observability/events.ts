@@ -2,7 +2,7 @@ import { context, isSpanContextValid, ROOT_CONTEXT, trace, type Link } from "@op
 import type { EventHandler } from "../events/bus.js";
 import type { EventEnvelope } from "../events/envelope.js";
 import { eventHandlerDuration, eventsConsumed } from "./metrics.js";
-import { contextFromTraceparent, currentTraceparent, SpanKind, tracer, withSpan } from "./tracing.js";
+import { contextFromTraceparent, currentTraceparent, recordError, SpanKind, tracer, withSpan } from "./tracing.js";
 
 /**
  * Publishes through one PRODUCER span per event, each a child of the span that wrote the
@@ -38,7 +38,7 @@ export async function publishTraced(
   try {
     await context.with(batchContext, () => publish(traced));
   } catch (error) {
-    for (const span of spans) span.recordException(error as Error);
+    for (const span of spans) recordError(span, error);
     throw error;
   } finally {
     for (const span of spans) span.end();

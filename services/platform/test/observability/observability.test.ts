@@ -106,7 +106,7 @@ describe(`traces, metrics and logs across two services (${kafka ? "Kafka" : "pg-
       createTestDatabase("obs_events"),
     ]);
     databases.push(callerDb, calleeDb, eventsDb);
-    const bus = kafka
+    const bus: Record<string, string> = kafka
       ? { EVENT_BUS: "kafka", KAFKA_BROKERS: kafka, KAFKA_PARTITIONS: "1", KAFKA_TOPIC_PREFIX: `test-obs-${randomUUID().slice(0, 8)}.` }
       : { EVENT_BUS: "embedded", EVENT_BUS_DATABASE_URL: eventsDb.url };
     const common = {
