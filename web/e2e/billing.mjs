@@ -163,7 +163,7 @@ try {
 
   // Stripe's return link: the thank-you toast, the parameter dropped, the plan premium.
   await page.goto(`${origin}/dashboard?subscription=success`);
-  check("the return from checkout shows a success toast", await visible(page.getByText("Thank you for subscribing!", { exact: false }), TIMEOUT_MS));
+  check("the return from checkout shows a success toast", await visible(page.getByText("Thank you for subscribing!", { exact: false }).first(), TIMEOUT_MS));
   await page.waitForURL((url) => !url.search.includes("subscription"), { timeout: TIMEOUT_MS }).catch(() => undefined);
   check("the subscription parameter is dropped from the address", !page.url().includes("subscription="), page.url());
   check("the plan card shows premium", await visible(page.getByTestId("plan-tier").getByText("Premium", { exact: true }), TIMEOUT_MS));

@@ -54,7 +54,8 @@ try {
     const seen = [];
     window.__progressSeen = seen;
     const record = () => {
-      for (const bar of document.querySelectorAll('[role="progressbar"]')) {
+      // Only the upload's bar: the plan card has a progress bar of its own (free minutes used).
+      for (const bar of document.querySelectorAll('[role="progressbar"][aria-label="Upload progress"]')) {
         const value = Number(bar.getAttribute("aria-valuenow"));
         if (seen.at(-1) !== value) seen.push(value);
       }

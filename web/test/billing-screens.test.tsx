@@ -85,6 +85,7 @@ describe("plan card on /dashboard", () => {
     const { network, router } = signedIn("/dashboard?subscription=success", { paymentsEnabled: true });
     expect(await screen.findByText(SUBSCRIPTION_SUCCESS_MESSAGE)).toBeInTheDocument();
     await waitFor(() => expect(router.state.location.href).toBe("/dashboard"));
+    expect(screen.getAllByText(SUBSCRIPTION_SUCCESS_MESSAGE)).toHaveLength(1);
     // Still free (the webhook is late): the plan is re-read until it shows premium.
     network.answer("GET /api/v1/trial-limits", () => json({ used_total: 0, total_limit: 60, tier: "premium" }));
     await waitFor(() => expect(screen.getByTestId("plan-tier")).toHaveTextContent("Premium"), { timeout: 5000 });

@@ -3,7 +3,7 @@
 // webhook can land a moment after the browser, so the plan is re-read for a short while
 // until it shows premium.
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import { billingQueryKeys } from "../../lib/api/billing";
 
@@ -15,10 +15,17 @@ export const PLAN_RECHECK_FOR_MS = 30_000;
 export function useSubscriptionReturn(success: boolean, clearSearch: () => void): number | false {
   const queryClient = useQueryClient();
   const [recheckUntil, setRecheckUntil] = useState(0);
+  // Once per arrival: the effect can run again before the address loses the parameter.
+  const handled = useRef(false);
 
   useEffect(() => {
-    if (!success) return;
-    toast.success(SUBSCRIPTION_SUCCESS_MESSAGE);
+    if (!success) {
+      handled.current = false;
+      return;
+    }
+    if (handled.current) return;
+    handled.current = true;
+    toast.success(SUBSCRIPTION_SUCCESS_MESSAGE, { id: "subscription-success" });
     void queryClient.invalidateQueries({ queryKey: billingQueryKeys.all });
     setRecheckUntil(Date.now() + PLAN_RECHECK_FOR_MS);
     clearSearch();
