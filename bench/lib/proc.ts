@@ -69,6 +69,23 @@ export function processTree(root: number): ProcStat[] {
   return tree;
 }
 
+/** A short name for a process of the product: its service, PostgreSQL, the speech engine, or its command. */
+export function processName(pid: number): string {
+  let cmdline = "";
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "gone";
+  }
+  const service = /services\/([a-z-]+)\/src\/(main|worker)\.ts/.exec(cmdline);
+  if (service) return service[2] === "worker" ? `${service[1]}-worker` : service[1]!;
+  if (cmdline.includes("whisper_engine.py")) return "whisper engine";
+  if (cmdline.includes("deploy/embedded/src/main.ts")) return "launcher";
+  if (cmdline.includes("mail-catcher")) return "mail catcher";
+  if (/postgres/.test(cmdline)) return "postgresql";
+  return cmdline.split(" ")[0]!.split("/").at(-1) || "other";
+}
+
 /**
  * CPU seconds a process tree used between `start()` and `stop()`: the growth of its
  * processes' own and reaped children's times. Processes born and reaped in between are
@@ -76,11 +93,16 @@ export function processTree(root: number): ProcStat[] {
  */
 export function treeCpu(root: number) {
   const before = new Map(processTree(root).map((s) => [s.pid, s.ticks]));
+  const delta = () => processTree(root).map((s) => ({ pid: s.pid, seconds: (s.ticks - (before.get(s.pid) ?? 0)) / TICKS_PER_SECOND }));
   return {
     stop(): number {
-      let ticks = 0;
-      for (const s of processTree(root)) ticks += s.ticks - (before.get(s.pid) ?? 0);
-      return ticks / TICKS_PER_SECOND;
+      return delta().reduce((sum, d) => sum + d.seconds, 0);
+    },
+    /** The same, by process name (processes of one name summed), largest first. */
+    byProcess(): Array<{ name: string; seconds: number }> {
+      const sums = new Map<string, number>();
+      for (const d of delta()) sums.set(processName(d.pid), (sums.get(processName(d.pid)) ?? 0) + d.seconds);
+      return [...sums].map(([name, seconds]) => ({ name, seconds })).sort((a, b) => b.seconds - a.seconds);
     },
   };
 }

@@ -42,7 +42,7 @@ const threads = Number(values.threads);
 const catalogId = `whisper-${engineModel}`;
 const TARGET = 1.1;
 /** The client's poll; completion is read from the server's commit time, so it does not depend on this. */
-const POLL_MS = 250;
+const POLL_MS = 1000;
 
 interface ProductRun {
   /** Upload request to the commit of the result (the transcription's updated_at when it turned completed). */
@@ -51,6 +51,7 @@ interface ProductRun {
   seenSeconds: number;
   /** CPU seconds of every process of the product (services, PostgreSQL, engine, ffmpeg) over the job. */
   cpuSeconds: number;
+  cpuByProcess: Array<{ name: string; seconds: number }>;
   /** POST /upload and the PUT of the bytes. */
   uploadSeconds: number;
   /** PUT answered → media marked the file ready (copy, sniff, probe, transcode, cut). */
@@ -96,12 +97,14 @@ async function throughProduct(product: Product, api: ApiClient, audio: Speech): 
     const detail = await api.get<{ status: string; error?: string; updated_at: string; result: { text: string } | null }>(`/api/v1/transcriptions/${id}`);
     const now = performance.now();
     if (detail.status === "completed") {
-      const cpuSeconds = cpu.stop();
+      const cpuByProcess = cpu.byProcess();
+      const cpuSeconds = cpuByProcess.reduce((sum, p) => sum + p.seconds, 0);
       const t = await timeline(product, fileId, id);
       return {
         totalSeconds: (Date.parse(detail.updated_at) - startedAt) / 1000,
         seenSeconds: (now - started) / 1000,
         cpuSeconds,
+        cpuByProcess,
         uploadSeconds: (uploadedAt - startedAt) / 1000,
         mediaSeconds: (t.ready - uploadedAt) / 1000,
         pickupSeconds: (t.started - Math.max(t.ready, t.created)) / 1000,
@@ -131,6 +134,19 @@ async function main(): Promise<void> {
     await bare.transcribe(warmAudio.file);
     console.log(`warm-up: product ${round(warmProduct.totalSeconds, 2)} s (first job: engine start and model load included)`);
 
+    // What the product costs with nothing to do: every service's timers and polls, PostgreSQL.
+    const idleWindow = smoke ? 3 : 10;
+    await new Promise((r) => setTimeout(r, 2_000));
+    const idleCpu = treeCpu(product.stack.child.pid!);
+    await new Promise((r) => setTimeout(r, idleWindow * 1000));
+    const idleByProcess = idleCpu.byProcess();
+    const idle = {
+      windowSeconds: idleWindow,
+      cores: round(idleByProcess.reduce((sum, p) => sum + p.seconds, 0) / idleWindow, 3),
+      byProcess: Object.fromEntries(idleByProcess.filter((p) => p.seconds > 0).map((p) => [p.name, round(p.seconds / idleWindow, 4)])),
+    };
+    console.log(`idle: ${idle.cores} cores (${Object.entries(idle.byProcess).slice(0, 5).map(([name, cores]) => `${name} ${cores}`).join(", ")})`);
+
     const pairs: Array<{ seconds: number; run: number; product: ProductRun; bareSeconds: number; bareCpuSeconds: number; bareText: string }> = [];
     for (let run = 0; run < runs; run++) {
       for (const audio of audios) {
@@ -146,7 +162,8 @@ async function main(): Promise<void> {
           `  ${round(audio.seconds)} s, pair ${run + 1}: product ${round(productRun!.totalSeconds, 2)} s ` +
             `(upload ${round(productRun!.uploadSeconds, 2)}, media ${round(productRun!.mediaSeconds, 2)}, pickup ${round(productRun!.pickupSeconds, 2)}, worker ${round(productRun!.workerSeconds, 2)}), ` +
             `bare ${round(bareRun!.seconds, 2)} s → ${round(productRun!.totalSeconds / bareRun!.seconds, 3)}; ` +
-            `CPU ${round(productRun!.cpuSeconds, 2)} / ${round(bareRun!.cpu_seconds, 2)} s`,
+            `CPU ${round(productRun!.cpuSeconds, 2)} / ${round(bareRun!.cpu_seconds, 2)} s ` +
+            `(${productRun!.cpuByProcess.slice(0, 5).map((p) => `${p.name} ${round(p.seconds, 2)}`).join(", ")})`,
         );
       }
     }
@@ -169,6 +186,13 @@ async function main(): Promise<void> {
         productCpuSeconds: round(median(mine.map((p) => p.product.cpuSeconds)), 2),
         cpuRatio: round(median(mine.map((p) => p.product.cpuSeconds / p.bareCpuSeconds)), 3),
         seenSeconds: round(median(mine.map((p) => p.product.seenSeconds)), 2),
+        /** Median CPU seconds of each of the product's processes over the job. */
+        cpuByProcess: Object.fromEntries(
+          [...new Set(mine.flatMap((p) => p.product.cpuByProcess.map((c) => c.name)))].map((name) => [
+            name,
+            round(median(mine.map((p) => p.product.cpuByProcess.find((c) => c.name === name)?.seconds ?? 0)), 2),
+          ]),
+        ),
         ratio: round(ratio, 3),
         ratios: mine.map((p) => round(p.product.totalSeconds / p.bareSeconds, 3)),
         productWer: round(wordErrorRate(audio.script, last.product.text).wer, 3),
@@ -202,6 +226,7 @@ async function main(): Promise<void> {
       pollMs: POLL_MS,
       bareLoadSeconds: round(bare.loadSeconds, 2),
       warmupProductSeconds: round(warmProduct.totalSeconds, 2),
+      idle,
       rows,
     });
   } finally {

@@ -52,8 +52,9 @@ async function npmStart(dataDir: string): Promise<Start> {
   }
   const tree = processTree(npm.pid!);
   const rssMb = tree.reduce((sum, p) => sum + rss(p.pid), 0) / 2 ** 20;
-  // Ctrl-C reaches the launcher, which stops the services and PostgreSQL.
-  const launcher = tree.find((p) => readCmdline(p.pid).includes("deploy/embedded/src/main.ts"));
+  // Ctrl-C reaches the launcher, which stops the services and PostgreSQL. The launcher is
+  // the deepest process running main.ts (above it are npm's shell and tsx's wrapper).
+  const launcher = tree.filter((p) => readCmdline(p.pid).includes("deploy/embedded/src/main.ts")).at(-1);
   if (!launcher) throw new Error("the launcher process was not found under npm start");
   const stopping = performance.now();
   process.kill(launcher.pid, "SIGINT");

@@ -7,7 +7,7 @@
  * seconds per audio second, peak resident memory, import and model load time, WER.
  * Each configuration runs in a fresh process, so its memory and load time are its own.
  *
- *   npm run bench:engine                (60 s of speech, 3 runs per configuration)
+ *   npm run bench:engine                (30 s of speech, 3 runs per configuration)
  *   npm run bench:engine -- --smoke     (3 s, tiny.en only, 1 run)
  */
 import { parseArgs } from "node:util";
@@ -22,7 +22,7 @@ const { values } = parseArgs({
 });
 const smoke = isSmoke();
 const runs = Number(values.runs ?? (smoke ? 1 : 3));
-const seconds = Number(values.seconds ?? (smoke ? 3 : 60));
+const seconds = Number(values.seconds ?? (smoke ? 3 : 30));
 const DEFAULT_MODEL = "base";
 
 interface Row {

@@ -6,15 +6,17 @@
  *   npx tsx bench/transcription/long-audio.ts [--minutes 10] [--model tiny.en] [--chunk 300] [--overlap 5]
  *
  * Needs espeak-ng, ffmpeg, the engine (services/transcription/engine/setup.sh) and the
- * weights (deploy/models/fetch-models.sh). Writes bench/transcription/long-audio-<model>.json.
+ * weights (deploy/models/fetch-models.sh). Writes bench/transcription/long-audio-<model>-chunk<chunk>.json.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "@transcribe/platform";
 import { LocalTranscriber } from "../../services/transcription/src/engines/local/local-transcriber.js";
+import { modelsDir, whisperPython } from "../lib/engine.js";
+import { speech } from "../lib/speech.js";
+import { align, words } from "../lib/wer.js";
 
 const { values } = parseArgs({
   options: {
@@ -26,56 +28,14 @@ const { values } = parseArgs({
   },
 });
 
-const sentences = [
-  "The committee met on Tuesday morning to review the budget for the new library.",
-  "Several members asked whether the building could open before the end of the summer.",
-  "The architect explained that the roof would take another six weeks to finish.",
-  "Fresh bread was sold at the market every Saturday, and people queued early to buy it.",
-  "The baker started work at four in the morning, long before the streets were awake.",
-  "Please remember to switch off the lights when you leave the office tonight.",
-  "Our electricity bill doubled last winter, and the manager wants everyone to help.",
-  "The river rose quickly after three days of heavy rain in the mountains.",
-  "Farmers moved their animals to higher ground before the water reached the fields.",
-  "A small boat carried letters and medicine to the island twice a week.",
-  "The museum opened a new room for paintings by artists from the northern coast.",
-  "Children learned to plant tomatoes and beans in the school garden this spring.",
-];
+// Twelve sentences cycled over four voices and speeds (bench/lib/speech.ts).
+const audio = speech(Number(values.minutes) * 60);
+const long = audio.file;
+const duration = audio.seconds;
 
-function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}' ]+/gu, " ")
-    .split(/\s+/)
-    .map((w) => w.replace(/^'+|'+$/g, ""))
-    .filter(Boolean);
-}
-
-const dir = mkdtempSync(path.join(tmpdir(), "transcribe-long-"));
-const target = Number(values.minutes) * 60;
-const clips: string[] = [];
-const script: string[] = [];
-let total = 0;
-const voices = ["en-us", "en-gb", "en-us+f3", "en-gb-x-rp"];
-for (let i = 0; total < target; i++) {
-  const sentence = sentences[i % sentences.length]!;
-  const raw = path.join(dir, `s${i}-raw.wav`);
-  const out = path.join(dir, `s${i}.wav`);
-  execFileSync("espeak-ng", ["-v", voices[i % voices.length]!, "-s", String(150 + (i % 4) * 10), "-w", raw, sentence]);
-  execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1", out]);
-  clips.push(out);
-  script.push(sentence);
-  total += (statSync(out).size - 44) / 32000;
-}
-const list = path.join(dir, "list.txt");
-writeFileSync(list, clips.map((c) => `file '${c}'`).join("\n"));
-const long = path.join(dir, "long.wav");
-execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", long]);
-const duration = (statSync(long).size - 44) / 32000;
-
-const cache = path.join(homedir(), ".cache", "transcribe");
 const engine = new LocalTranscriber({
-  python: process.env.WHISPER_PYTHON ?? path.join(cache, "engine-venv", "bin", "python"),
-  locations: { explicit: {}, modelsDir: process.env.WHISPER_MODELS_DIR ?? path.join(cache, "models"), dataModelsDir: ".data/models", allowDownload: false },
+  python: whisperPython,
+  locations: { explicit: {}, modelsDir, dataModelsDir: ".data/models", allowDownload: false },
   computeType: "int8",
   threads: 0,
   beamSize: Number(values.beam),
@@ -108,43 +68,16 @@ const result = await engine.transcribe({
 const seconds = (performance.now() - started) / 1000;
 await engine.close();
 
-const reference = words(script.join(" "));
+const reference = words(audio.script);
 const hypothesis = words(result.text);
 
 /**
- * Word alignment (Levenshtein backtrace). A seam that duplicated words shows as a run of
- * insertions, one that lost words as a run of deletions; ordinary recognition errors are
- * mostly substitutions and single insertions/deletions.
+ * Runs in the word alignment: a seam that duplicated words shows as a run of insertions,
+ * one that lost words as a run of deletions; ordinary recognition errors are mostly
+ * substitutions and single insertions/deletions.
  */
 function alignment(r: string[], h: string[]) {
-  const d: number[][] = Array.from({ length: r.length + 1 }, (_, i) => {
-    const row = new Array<number>(h.length + 1).fill(0);
-    row[0] = i;
-    return row;
-  });
-  for (let j = 0; j <= h.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= r.length; i++) {
-    for (let j = 1; j <= h.length; j++) {
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
-    }
-  }
-  const ops: Array<"=" | "s" | "i" | "d"> = [];
-  let i = r.length;
-  let j = h.length;
-  while (i > 0 || j > 0) {
-    if (i > 0 && j > 0 && d[i]![j] === d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1)) {
-      ops.push(r[i - 1] === h[j - 1] ? "=" : "s");
-      i--;
-      j--;
-    } else if (j > 0 && d[i]![j] === d[i]![j - 1]! + 1) {
-      ops.push("i");
-      j--;
-    } else {
-      ops.push("d");
-      i--;
-    }
-  }
-  ops.reverse();
+  const ops = align(r, h);
   // Where each run is: its words, and the time of the transcript word just before it.
   const runs = { insertions: [] as string[], deletions: [] as string[] };
   let run = 0;
@@ -192,8 +125,7 @@ const report = {
   seams_at_seconds: Array.from({ length: chunks - 1 }, (_, i) => (i + 1) * (Number(values.chunk) - Number(values.overlap)) + Number(values.overlap) / 2),
   segments: result.segments.length,
   dropped_by_guard: result.dropped.length,
-  load_average_1m: Number((await import("node:os")).loadavg()[0]!.toFixed(1)),
+  load_average_1m: Number(loadavg()[0]!.toFixed(1)),
 };
 console.log(JSON.stringify(report, null, 2));
 writeFileSync(path.join(import.meta.dirname, `long-audio-${values.model}-chunk${values.chunk}.json`), JSON.stringify(report, null, 2) + "\n");
-rmSync(dir, { recursive: true, force: true });

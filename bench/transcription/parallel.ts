@@ -79,8 +79,8 @@ async function main(): Promise<void> {
     for (const setup of setups) {
       await setup.transcriber.transcribe({ ...request(async () => {}), audioPath: warm.file, durationSeconds: warm.seconds });
       if (setup.engines > 1) {
-        // A file of two windows, so the second engine loads its model too.
-        const two = speech(window.chunkSeconds + 1);
+        // A file of two windows (the last must outlast twice the overlap), so the second engine loads its model too.
+        const two = speech(window.chunkSeconds + 3 * window.overlapSeconds);
         await setup.transcriber.transcribe({ ...request(async () => {}), audioPath: two.file, durationSeconds: two.seconds });
       }
     }

@@ -14,6 +14,8 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from "
 import { authProxy } from "./http/auth-proxy.js";
 import { crossSiteGuard } from "./http/csrf.js";
 import { recordRoutes } from "./http/route-table.js";
+import { drainUnreadBodies } from "./http/unread-body.js";
+import { refuseNulCharacters } from "./http/nul-guard.js";
 import { securityHeaders, thirdPartyOrigins } from "./http/security-headers.js";
 import { openApi } from "./http/openapi.js";
 import { probeRoutes } from "./http/probes.js";
@@ -56,6 +58,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
   recordRoutes(app);
+  drainUnreadBodies(app);
   app.addHook("onRequest", async (request, reply) => {
     enterRequestContext(request.id);
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -77,6 +80,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
   const urls = upstreamUrls(config);
   const sessions = createSessionResolver(createAuthClient(urls, config.SERVICE_TIMEOUT_MS), { ttlMs: config.SESSION_CACHE_TTL_MS });
   requireSessionOnApi(app, sessions);
+  refuseNulCharacters(app);
   await app.register(healthRoutes, { clients: createHealthClients(urls, config.HEALTH_TIMEOUT_MS) });
   await app.register(meRoutes);
   await app.register(mediaRoutes, { client: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });

@@ -47,7 +47,11 @@ export const workerConfig = transcriptionConfig.extend({
   WORKER_DRAIN_SECONDS: z.coerce.number().int().min(0).default(0),
   /** A lease lasts this long unless renewed (heartbeats every third of it). */
   JOB_LEASE_SECONDS: env.positiveInt(30),
-  JOB_POLL_MS: env.positiveInt(1000),
+  /**
+   * An idle slot looks for a job this often: a job waits on average half of it before it
+   * starts, which on a 2-minute file was 4% of the whole (docs/benchmarks.md, decision 0015).
+   */
+  JOB_POLL_MS: env.positiveInt(250),
   /** Attempts (leases) before a job ends failed. */
   JOB_MAX_ATTEMPTS: env.positiveInt(4),
   /** First retry delay; doubles per attempt, capped at 10 minutes. */

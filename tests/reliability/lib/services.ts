@@ -3,7 +3,7 @@ import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { SupervisedProcess } from "../../../deploy/embedded/src/supervisor.js";
-import { repoRoot } from "./paths.js";
+import { repoRoot } from "../../../deploy/embedded/src/config.js";
 
 export interface SupervisedGroup {
   /** The current pid of a process (it changes when the supervisor starts it again). */

@@ -6,7 +6,7 @@
  * Started as a child process so the services' logs go to the test's log file.
  */
 import { Supervisor, type SupervisedProcess } from "../../../deploy/embedded/src/supervisor.js";
-import { repoRoot } from "./paths.js";
+import { repoRoot } from "../../../deploy/embedded/src/config.js";
 
 interface Spec {
   pidDir: string;

@@ -63,6 +63,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       return sendApiError(reply, 500, "internal", "Internal error");
     }
     const status = error.statusCode ?? 500;
+    if (status >= 500 && isUnreachable(error)) {
+      request.log.error({ err: error }, "service unreachable");
+      return sendApiError(reply, 503, "unavailable", SERVICE_UNREACHABLE);
+    }
     if (status >= 500) {
       request.log.error({ err: error }, "request failed");
       return sendApiError(reply, status, "internal", "Internal error");
@@ -70,6 +74,14 @@ export function installErrorHandler(app: FastifyInstance): void {
     // Fastify's own 4xx (malformed JSON, body too large, unsupported media type).
     return sendApiError(reply, status, error.code?.toLowerCase() ?? "bad_request", error.message);
   });
+}
+
+const NETWORK_FAILURES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** A proxied call (/auth/*, storage) that could not reach its service or lost the connection to it. */
+function isUnreachable(error: FastifyError): boolean {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return NETWORK_FAILURES.has(error.code) || (typeof cause?.code === "string" && NETWORK_FAILURES.has(cause.code));
 }
 
 /**

@@ -16,6 +16,7 @@ import { buildBff } from "../../src/app.js";
 import { bffConfigSchema } from "../../src/config.js";
 import { CROSS_SITE_MESSAGE } from "../../src/http/csrf.js";
 import { SERVICE_UNREACHABLE } from "../../src/http/api-error.js";
+import { NUL_MESSAGE } from "../../src/http/nul-guard.js";
 
 const logger = createLogger("bff-web-security-test", "silent");
 const closedPort = () => freePort().then((port) => `http://127.0.0.1:${port}`);
@@ -347,7 +348,7 @@ describe("error bodies in production: no stack, paths, SQL or internal addresses
     leaks(text);
   });
 
-  it("malformed JSON, an oversized body and an oversized URL: 4xx with the JSON error body", async () => {
+  it("malformed JSON, a NUL character, an oversized body and an oversized URL: 4xx with the JSON error body", async () => {
     const bad = await fetch(`${bff.url}/api/v1/upload`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: '{"file_name": ' });
     expect(bad.status).toBe(400);
     leaks(await bad.clone().text());
@@ -355,6 +356,11 @@ describe("error bodies in production: no stack, paths, SQL or internal addresses
     const large = await fetch(`${bff.url}/api/v1/upload`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ file_name: "x".repeat(1_100_000) }) });
     expect(large.status).toBe(413);
     expect(((await large.json()) as { error: { code: string } }).error.code).toEqual(expect.any(String));
+    // PostgreSQL text cannot hold U+0000: refused at the edge instead of failing a query.
+    const nul = await fetch(`${bff.url}/api/v1/support`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ subject: "a\u0000b", message: "m" }) });
+    expect(nul.status).toBe(400);
+    expect(await nul.json()).toEqual({ error: { code: "invalid_argument", message: NUL_MESSAGE } });
+    expect((await fetch(`${bff.url}/api/v1/files/%00`, { headers: { cookie } })).status).toBe(400);
     const long = await fetch(`${bff.url}/api/v1/files?q=${"x".repeat(20_000)}`, { headers: { cookie } });
     expect(long.status).toBe(431);
     expect(await long.json()).toEqual({ error: { code: "headers_too_large", message: expect.any(String) } });

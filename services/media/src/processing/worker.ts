@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { AppError, enqueueEvents, newEvent } from "@transcribe/platform";
+import { AppError, enqueueEvents, newEvent, type Logger } from "@transcribe/platform";
 import { FileUploadedSchema, StorageAction } from "@transcribe/proto/events/v1/events";
 import { fileTypeFromFile } from "file-type";
 import { sql } from "kysely";
@@ -60,6 +60,7 @@ export class ProcessingWorker {
   readonly #sweepMs: number;
   readonly #workDir: string;
   #running = false;
+  #stopRequested = false;
   #active = new Set<Promise<void>>();
   readonly #waiters = new Set<() => void>();
   #loops: Promise<void>[] = [];
@@ -95,6 +96,7 @@ export class ProcessingWorker {
    */
   async stop(graceMs = 5_000): Promise<void> {
     this.#running = false;
+    this.#stopRequested = true;
     this.wake();
     let timer: NodeJS.Timeout | undefined;
     const finished = Promise.all(this.#loops).then(() => true);
@@ -169,16 +171,35 @@ export class ProcessingWorker {
       await this.#finish(row, result);
       log.info({ duration: result.duration, chunks: result.chunks.length, ms: Math.round(performance.now() - started) }, "file ready");
     } catch (error) {
+      // The verdict, or the hand-back, must reach the database: otherwise the record waits
+      // for its lease (minutes) to run out. PostgreSQL may be restarting right now.
       if (error instanceof Refusal) {
         log.info({ reason: error.message }, "file refused");
-        await this.#fail(row, error.message);
+        await this.#persist(log, () => this.#fail(row, error.message));
       } else {
         log.warn({ err: error, attempt: row.attempts }, "processing failed; will retry");
-        await releaseLease(this.#files.db, row.id, Math.min(60_000, 2_000 * 2 ** row.attempts));
+        await this.#persist(log, () => releaseLease(this.#files.db, row.id, Math.min(60_000, 2_000 * 2 ** row.attempts)));
       }
     } finally {
       clearInterval(heartbeat);
       await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Retries a write for about two minutes (a database restart), or until the worker stops. */
+  async #persist(log: Logger, write: () => Promise<unknown>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        if (this.#stopRequested || attempt >= 30) {
+          log.error({ err: error }, "could not record the outcome; the file waits for its lease to expire");
+          return;
+        }
+        if (attempt === 1) log.warn({ err: error }, "could not record the outcome yet; retrying");
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 500 * attempt)));
+      }
     }
   }
 

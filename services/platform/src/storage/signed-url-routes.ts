@@ -183,9 +183,10 @@ function detachedBody(request: IncomingMessage): Readable {
 
 function refuse(request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string) {
   if (!request.raw.complete) {
-    // Unread upload bytes would otherwise stall this connection for the next request.
-    // Draining lets the client finish sending and read the refusal instead of a reset.
-    reply.header("connection", "close");
+    // Unread upload bytes would otherwise stall this connection for the next request:
+    // they are drained, and the connection stays open until they are. Closing it now
+    // would reset it while bytes are still arriving, and a reset makes the client (the
+    // BFF's proxy) drop the refusal it had not read yet: a 500 instead of this answer.
     request.raw.unpipe();
     request.raw.resume();
   }

@@ -8,7 +8,7 @@
  *   npm run bench:exports                   # full run, writes bench/results/exports.json
  *   npm run bench:exports -- --smoke        # tiny input, 1 run: checks the script works (bench/results/smoke/)
  *   npm run bench:exports -w services/export   # the same from the export workspace
- *   tsx bench/exports.ts --runs 9 --formats pdf,docx --workloads english
+ *   tsx bench/exports/exports.ts --runs 9 --formats pdf,docx --workloads english
  *
  * Per format: the first render in a process (cold: code not yet compiled, font tables
  * not yet parsed), then `--runs` renders each of a different transcript (same size and
@@ -29,12 +29,12 @@ import {
   renderExport,
   type ExportFormat,
   type FontSet,
-} from "../services/export/src/domain/index.js";
-import { syntheticTranscript, type SyntheticOptions } from "./exports-transcript.js";
-import { isSmoke, startRecording } from "./lib/results.js";
+} from "../../services/export/src/domain/index.js";
+import { syntheticTranscript, type SyntheticOptions } from "./transcript.js";
+import { isSmoke, startRecording } from "../lib/results.js";
 
 const TARGET_MS = 1500;
-const repoRoot = path.resolve(import.meta.dirname, "..");
+const repoRoot = path.resolve(import.meta.dirname, "../..");
 const workloads = ["english", "multilingual"] as const;
 type Workload = (typeof workloads)[number];
 
