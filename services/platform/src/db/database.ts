@@ -28,8 +28,12 @@ export function createDatabase<DB>(url: string, options: DatabaseOptions = {}): 
     idleTimeoutMillis: 30_000,
   });
   // A connection dropped by a restarting server must not crash the process; the pool
-  // replaces it on the next checkout.
+  // replaces it on the next checkout. The pool's own listener covers idle connections only:
+  // pg-pool detaches it while a connection is checked out, so a connection ended mid-query
+  // (or mid-transaction) would emit 'error' with nobody listening and Node would exit. The
+  // query in flight still fails with its own error; the broken connection is dropped on release.
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
