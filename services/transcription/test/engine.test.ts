@@ -295,6 +295,24 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     );
   });
 
+  it("cuts a file shorter than one window per engine finer, so both engines share it", { timeout: 300_000 }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-share-"));
+    const clips = [];
+    for (const sentence of LONG_SCRIPT) clips.push((await synthesize(sentence, { dir })).path);
+    const audio = concatWavs(clips, path.join(dir, "share.wav"));
+    expect(audio.duration).toBeGreaterThan(34);
+    const stored: Array<{ start: number; end: number }> = [];
+    const result = await make({ chunkSeconds: 300, overlapSeconds: 2, parallelWindows: 2 }).transcribe({
+      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", language: "en",
+      task: "transcribe", temperature: 0, signal: new AbortController().signal,
+      onChunk: async (chunk) => void stored.push({ start: chunk.start, end: chunk.end }),
+    });
+    // Two windows of about half the file each (not one 300 s window on one engine).
+    expect(stored.length).toBe(2);
+    expect(Math.max(...stored.map((w) => w.end - w.start))).toBeLessThan(audio.duration * 0.6 + 2);
+    expect(wordErrorRate(LONG_SCRIPT.join(" "), result.text)).toBeLessThanOrEqual(0.2);
+  });
+
   it("refuses audio it cannot decode as a permanent error, and an abort kills the engine", { timeout: 120_000 }, async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "transcribe-bad-"));
     const bad = path.join(dir, "bad.wav");

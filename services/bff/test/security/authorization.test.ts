@@ -44,6 +44,12 @@ describe("authorization matrix: every /api and /auth route, user A with user B's
     }
     if (!engineUnavailable) expect(status, "B's transcription with the real engine").toBe("completed");
     const bCompleted = status === "completed";
+    if (bCompleted) {
+      // Billing records the usage from the completion event, asynchronously: wait for it, so
+      // B's view cannot change between the before and after reads for that reason.
+      const until = Date.now() + 60_000;
+      while ((await call(b, "GET", "/api/v1/usage-stats")).body.all_time?.file_count !== 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+    }
     const exported = bCompleted ? await call(b, "POST", `/api/v1/transcriptions/${bTranscription}/export`, { format: "txt" }) : undefined;
     if (exported) expect(exported.status, exported.text).toBe(200);
 

@@ -53,6 +53,8 @@ interface EngineResult {
   run_seconds: number;
 }
 
+const MIN_PARALLEL_WINDOW_SECONDS = 30;
+
 /**
  * Whisper on this machine: faster-whisper (CTranslate2, int8 on the CPU) in a Python
  * process the worker keeps alive (decision 0010). This adapter owns the model files'
@@ -77,6 +79,18 @@ export class LocalTranscriber implements Transcriber {
 
   private get engine(): WhisperProcess {
     return this.engines[0]!;
+  }
+
+  /**
+   * With parallel engines, a file shorter than one window per engine is cut finer, so
+   * each engine gets a share instead of one engine (with part of the threads) doing it all.
+   * Not below MIN_PARALLEL_WINDOW_SECONDS: very short files stay whole.
+   */
+  private windowSeconds(duration: number): number {
+    const { chunkSeconds, overlapSeconds } = this.options;
+    if (this.engines.length === 1) return chunkSeconds;
+    const share = Math.ceil(duration / this.engines.length) + overlapSeconds;
+    return Math.min(chunkSeconds, Math.max(MIN_PARALLEL_WINDOW_SECONDS, share, overlapSeconds * 2 + 1));
   }
 
   /** Starts the engine and reports its versions; fails when the Python side is not installed. */
@@ -122,7 +136,7 @@ export class LocalTranscriber implements Transcriber {
     const failed = new AbortController();
     const signal = AbortSignal.any([request.signal, failed.signal]);
     const modelDir = await this.modelDir(request.engineModel, signal);
-    const windows = planChunks(request.durationSeconds, this.options.chunkSeconds, this.options.overlapSeconds);
+    const windows = planChunks(request.durationSeconds, this.windowSeconds(request.durationSeconds), this.options.overlapSeconds);
     const lastIndex = windows.length - 1;
     const chunks: ChunkResult[] = [];
     let language = request.language;
