@@ -21,6 +21,7 @@ import { parseArgs } from "node:util";
 import autocannon, { type Result } from "autocannon";
 import pg from "pg";
 import { freePort } from "@transcribe/platform/testing";
+import { treeCpu } from "../lib/proc.js";
 import { signIn, startProduct, type ApiClient, type Product } from "../lib/product.js";
 import { isSmoke, repoRoot, startRecording } from "../lib/results.js";
 import { median, printTable, round } from "../lib/stats.js";
@@ -173,14 +174,23 @@ async function main(): Promise<void> {
       }
     }
 
-    const samples: Array<Case & { run: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; total: number }> = [];
+    const samples: Array<Case & { run: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; total: number; cpuCores: Record<string, number> }> = [];
     for (let run = 0; run < runs; run++) {
       for (const endpoint of ["list", "detail"] as const) {
         for (const connections of connectionLevels) {
           const servers = (run % 2 === 0 ? ["product", "direct"] : ["direct", "product"]) as Array<Case["server"]>;
           for (const server of servers) {
             const kase = { endpoint, connections, server };
+            // CPU of every process on the path: the product's (PostgreSQL included, which both servers use) and the direct server's.
+            const cpu = [treeCpu(product.stack.child.pid!), treeCpu(direct!.child.pid!)];
+            const started = performance.now();
             const result = await load(urlOf(server), kase, cookieOf(server), ids, smoke ? { amount: 300 } : { duration });
+            const elapsed = (performance.now() - started) / 1000;
+            const cpuCores = Object.fromEntries(
+              [...cpu[0]!.byProcess(), ...cpu[1]!.byProcess().map((p) => ({ ...p, name: p.name === "node" ? "direct server" : p.name }))]
+                .filter((p) => p.seconds > 0)
+                .map((p) => [p.name, round(p.seconds / elapsed, 3)]),
+            );
             const sample = {
               ...kase,
               run,
@@ -190,6 +200,7 @@ async function main(): Promise<void> {
               errors: result.errors + result.timeouts,
               non2xx: result.non2xx,
               total: result.requests.total,
+              cpuCores,
             };
             // autocannon's average over whole seconds is 0 for runs shorter than a second.
             if (smoke) sample.rps = result.requests.total / Math.max(result.duration, 0.001);
@@ -206,6 +217,14 @@ async function main(): Promise<void> {
         const [p, d] = [pick("product"), pick("direct")];
         const pairs = p.map((ps) => [ps, d.find((ds) => ds.run === ps.run)!] as const);
         const productP99 = median(p.map((s) => s.p99));
+        /** Cores each process kept busy while the product answered (median over the runs). */
+        const coresOf = (samples: typeof p) =>
+          Object.fromEntries(
+            [...new Set(samples.flatMap((s) => Object.keys(s.cpuCores)))]
+              .map((name) => [name, round(median(samples.map((s) => s.cpuCores[name] ?? 0)), 2)] as const)
+              .filter(([, cores]) => cores >= 0.01)
+              .sort((a, b) => b[1] - a[1]),
+          );
         const hasTarget = connections === 200;
         return {
           endpoint,
@@ -220,6 +239,8 @@ async function main(): Promise<void> {
           rpsRatio: round(median(pairs.map(([a, b]) => a.rps / b.rps)), 3),
           /** Product p99 over direct p99 (pair by pair, median). */
           p99Ratio: round(median(pairs.map(([a, b]) => a.p99 / b.p99)), 2),
+          productCpuCores: coresOf(p),
+          directCpuCores: coresOf(d),
           failures: [...p, ...d].reduce((n, s) => n + s.errors + s.non2xx, 0),
           requests: [...p, ...d].reduce((n, s) => n + s.total, 0),
           target: hasTarget ? TARGET_P99_MS : null,

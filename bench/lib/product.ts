@@ -170,7 +170,8 @@ export async function signIn(product: Product, email = `bench-${Date.now()}-${Ma
 /** Streams a file with its Content-Length, as a browser's PUT of a File does. */
 export function putFile(url: string, file: string, size: number, contentType: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: "PUT", headers: { "content-type": contentType, "content-length": size } }, (response) => {
+    // No keep-alive: an idle pooled connection would hold the server's shutdown up.
+    const request = http.request(url, { method: "PUT", agent: false, headers: { "content-type": contentType, "content-length": size } }, (response) => {
       response.resume();
       response.once("end", () => resolve(response.statusCode ?? 0));
     });

@@ -34,8 +34,8 @@ export function provenance(result: BenchResult<unknown>): string {
   ];
   if (loaded) {
     lines.push(
-      `*Recorded under load*: other work kept more than ${m.cores} processes runnable, so wall-clock figures are inflated and noisy; ` +
-        "the ratios compare the two sides measured in turn under the same load, and CPU seconds do not grow with the load.",
+      `*Recorded under load*: other work kept more than ${m.cores} processes runnable, so wall-clock figures are inflated and noisy ` +
+        "(where there is a baseline, both sides were measured in turn under the same load; CPU seconds do not grow with the load).",
     );
   }
   return lines.join(" ");

@@ -60,7 +60,9 @@ function cpuAndIdle(d: OverheadData): string {
   const row = d.rows.at(-1);
   const parts: string[] = [];
   if (row?.cpuByProcess) {
-    const entries = Object.entries(row.cpuByProcess).filter(([, seconds]) => seconds >= 0.05);
+    const entries = Object.entries(row.cpuByProcess)
+      .filter(([, seconds]) => seconds >= 0.05)
+      .sort((a, b) => b[1] - a[1]);
     parts.push(
       `Where the product's CPU went on the longest file (median seconds over its pairs): ` +
         `${entries.map(([name, seconds]) => `${name} ${num(seconds, 2)}`).join(", ")} (bare engine: ${num(row.bareCpuSeconds, 2)}).`,
@@ -135,7 +137,9 @@ Medians over the pairs. *Pickup* is from the file being ready (and the job creat
 the job; *worker* is from there to the committed result, so it holds the engine's time and everything the
 worker does around it. The bare engine loaded ${d.model} in ${num(d.bareLoadSeconds, 2)} s; the product's first (warm-up) job took
 ${num(d.warmupProductSeconds, 2)} s including starting its engine process and loading the model. Both transcripts
-are of the same speech (espeak-ng, script known), so equal WERs say the product decoded the same way.
+are of the same speech (espeak-ng, script known): equal WERs say the product decoded the same way (the 10-minute
+file may differ a little: the product hears it in two overlapping 5-minute windows and merges the seam, the
+bare engine in one piece).
 
 ${cpuAndIdle(d)}
 
@@ -174,11 +178,27 @@ export interface EngineData {
   }>;
 }
 
+/** What a second thread bought, per model: wall time and CPU per audio second. */
+function threadsNote(d: EngineData): string {
+  const notes = [...new Set(d.rows.map((r) => r.model))].flatMap((model) => {
+    const [one, two] = [1, 2].map((t) => d.rows.find((r) => r.model === model && r.threads === t));
+    if (!one || !two) return [];
+    return [`${model} ${num(one.rtf / two.rtf, 2)}× (CPU per audio second ${num(one.cpuPerAudioSecond, 3)} → ${num(two.cpuPerAudioSecond, 3)})`];
+  });
+  if (notes.length === 0) return "";
+  return (
+    `Speed with 2 threads relative to 1 (1-thread RTF ÷ 2-thread RTF): ${notes.join("; ")}. CTranslate2's threads share each decoder step, and ` +
+    "the Python around it (voice activity, features, word alignment) runs on one core, so a second thread buys less than a " +
+    "second core could, and costs CPU in waiting; when the machine is busy it can buy nothing. Two engines of one thread " +
+    "each, working on different windows of a file, use the second core better (benchmark 3)."
+  );
+}
+
 export function engineSection(result: Result<EngineData>): Section {
   const intro = `## 2. Engine speed: real-time factor, memory and load time of the local models
 
 \`npm run bench:engine\` (\`bench/transcription/engine-speed.ts\`). The engine alone (the bare faster-whisper
-of benchmark 1, the product's decode options) on 30 s of espeak-ng speech: the default local model
+of benchmark 1, the product's decode options) on about 30 s of espeak-ng speech: the default local model
 (\`whisper-base\` → base) with 1 and 2 threads, tiny.en likewise, and the largest model installed that loads.
 Each configuration in a fresh process: the import of faster-whisper/CTranslate2 and the model load are
 timed apart, one short call warms it (the voice-activity model loads then), then the measured runs.
@@ -210,6 +230,8 @@ ${table(
     pct(r.wer),
   ]),
 )}
+
+${threadsNote(d)}
 
 ${largestNote}${d.failures.length ? ` Did not load: ${d.failures.map((f) => `${f.model} (${f.error})`).join("; ")}.` : ""}`;
   const base2 = d.rows.find((r) => r.model === "base" && r.threads === 2);
@@ -299,6 +321,8 @@ export interface ApiData {
     directP99: number;
     rpsRatio: number;
     p99Ratio: number;
+    productCpuCores?: Record<string, number>;
+    directCpuCores?: Record<string, number>;
     failures: number;
     requests: number;
     target: number | null;
@@ -327,6 +351,31 @@ function littlesLaw(d: ApiData): string {
 
 const TARGET_API_P99_MS = 50;
 
+/** Where the CPU went while each server answered the list at the highest connection count. */
+function cpuPerRequest(d: ApiData): string {
+  const row = [...d.rows].reverse().find((r) => r.endpoint === "list" && r.productCpuCores && r.directCpuCores);
+  if (!row) return "";
+  const sum = (cores: Record<string, number>) => Object.values(cores).reduce((a, b) => a + b, 0);
+  const list = (cores: Record<string, number>) =>
+    Object.entries(cores)
+      .filter(([, c]) => c >= 0.1)
+      .map(([name, c]) => `${name} ${num(c, 2)}`)
+      .join(", ");
+  const productMs = (sum(row.productCpuCores!) / row.productRps) * 1000;
+  const directMs = (sum(row.directCpuCores!) / row.directRps) * 1000;
+  return (
+    `Where the CPU went (cores kept busy, list at ${row.connections} connections): product ${list(row.productCpuCores!)}; ` +
+    `the minimal server's path ${list(row.directCpuCores!)}. That is ${num(productMs, 1)} ms of CPU per request through the product against ` +
+    `${num(directMs, 1)} ms directly: the two cores are full either way, and the product spends ${num(productMs / directMs, 1)}× as much on each ` +
+    "answer. A sampling profile of the BFF and the transcription service under this load (taken once by hand, 2026-11-21) " +
+    "shows no single hot spot: protobuf encoding and decoding on both sides of the Connect hop, pg row parsing, Kysely, " +
+    "Connect and Fastify, zod, and gzip — the Connect responses between BFF and service are compressed although both " +
+    "run on the same machine, about 5% of each side's busy time."
+  );
+}
+
+
+
 export function apiSection(result: Result<ApiData>): Section {
   const intro = `## 4. API under load: the product against a minimal server doing the same query
 
@@ -343,7 +392,7 @@ In the same run, against the same database, the same two requests go to a minima
 with no session check, no BFF → Connect hop, no schemas and no ETag. The product's path is BFF (session
 check, cached 5 s; zod schemas; ETag) → Connect → transcription service (Kysely) → PostgreSQL. 50 and 200
 connections, each case ${result?.data.durationSeconds ?? 5} s, the two servers in turn (alternating which goes first),
-${result?.data.runs ?? 3} runs; medians. The ratios, pair by pair, are what the hop costs. autocannon runs
+${result?.data.runs ?? 3} run${result?.data.runs === 1 ? "" : "s"}; medians. The ratios, pair by pair, are what the hop costs. autocannon runs
 on the same 2 cores. **Target: p99 < 50 ms at 200 connections through the product.**`;
   if (!result) return { markdown: `${intro}\n\n${notRecorded("API", "npm run bench:api")}`, summary: [] };
   const d = result.data;
@@ -369,7 +418,9 @@ ${table(
 )}
 
 ${d.rows.every((r) => r.failures === 0) ? `Every request answered 2xx (${num(d.rows.reduce((n, r) => n + r.requests, 0))} in all).` : `**Some requests failed** (${d.rows.map((r) => r.failures).join(", ")}): the figures are not valid.`}
-${littlesLaw(d)}`;
+${littlesLaw(d)}
+
+${cpuPerRequest(d)}`;
   return {
     markdown,
     summary: d.rows
@@ -400,7 +451,8 @@ PostgreSQL, the media service and the BFF as their own processes (as \`npm start
 small upload, then PUTs a 100 MB WAV (16-bit stereo 44.1 kHz) to the upload URL on the BFF's origin, which
 forwards it to media's signed storage route; media stores it, verifies it, transcodes it to 16 kHz mono,
 cuts it and marks it ready. Each process's resident memory (\`VmRSS\`) is sampled every 20 ms; growth is the
-peak minus the warm baseline just before each upload. Several uploads; medians. **Target: neither process
+peak minus the warm baseline just before each upload. Three uploads: the worst growth (usually the first's: later
+uploads reuse the memory it grew) and the median times. **Target: neither process
 grows by 64 MB or more** (neither may hold the file in memory).`;
   if (!result) return { markdown: `${intro}\n\n${notRecorded("upload", "npm run bench:upload")}`, summary: [] };
   const d = result.data;
