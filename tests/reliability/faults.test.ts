@@ -260,16 +260,31 @@ describe.skipIf(engineUnavailable)("faults: workers SIGKILLed, PostgreSQL and th
         // Random moments, spread over the run; a worker needs a few seconds to come back.
         await pause(4_000 + rng() * 8_000);
         if (finished) break;
-        const worker = WORKERS[Math.floor(rng() * WORKERS.length)]!;
-        const pid = await group.pidOf(worker);
+        const heldBy = async (pid: number) =>
+          dbs.transcription
+            .rows<{ id: string }>(
+              "select id from transcription_jobs where lease_owner like $1 and status in ('processing', 'transcribing')",
+              [`%:${pid}:%`],
+              2_000,
+            )
+            .catch(() => []);
+        // Every other kill waits (up to 5 s) for a worker in the middle of a job, so a short
+        // job never lets every kill fall between jobs; the rest hit whatever the moment is.
+        const wantMidJob = kills.length % 2 === 0;
+        let worker = WORKERS[Math.floor(rng() * WORKERS.length)]!;
+        let pid = await group.pidOf(worker);
+        let holding = pid ? await heldBy(pid) : [];
+        for (let tries = 0; wantMidJob && holding.length === 0 && tries < 50 && !finished; tries++) {
+          for (const candidate of WORKERS) {
+            const candidatePid = await group.pidOf(candidate);
+            const held = candidatePid ? await heldBy(candidatePid) : [];
+            if (held.length > 0) [worker, pid, holding] = [candidate, candidatePid, held];
+            if (held.length > 0) break;
+          }
+          if (holding.length === 0) await pause(100);
+        }
+        if (finished) break;
         if (!pid) continue; // being started again by the supervisor
-        const holding = await dbs.transcription
-          .rows<{ id: string }>(
-            "select id from transcription_jobs where lease_owner like $1 and status in ('processing', 'transcribing')",
-            [`%:${pid}:%`],
-            2_000,
-          )
-          .catch(() => []);
         await group.kill9(worker);
         kills.push({ worker, pid, midJob: holding.length > 0 });
         note(`SIGKILL ${worker} (pid ${pid})${holding.length > 0 ? ` holding job ${holding[0]!.id}` : " between jobs"} with ${await terminalCount()}/${JOBS} jobs ended`);
