@@ -1,10 +1,8 @@
-import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { readFile, rm, stat } from "node:fs/promises";
 import { createReadStream } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { freePort } from "@transcribe/platform/testing";
-import { getHealth, startStack, waitFor, type RunningStack } from "../../deploy/embedded/test/stack.js";
-import { repoRoot } from "./results.js";
+import { getHealth, newStackDataDir, ownStackEnv, startStack, waitFor, type RunningStack } from "../../deploy/embedded/test/stack.js";
 
 /*
  * The whole product as `npm start` runs it (the embedded launcher: PostgreSQL, every
@@ -35,24 +33,11 @@ export interface ProductOptions {
 const BENCH_ENV = { LOG_LEVEL: "warn", LOG_FORMAT: "json", SKIP_WEB_BUILD: "true", FREE_TRIAL_MINUTES: "1000000" };
 
 /** A new data directory under .data/ (where `npm start` keeps its own). */
-export async function newDataDir(): Promise<string> {
-  const dataRoot = path.join(repoRoot, ".data");
-  await mkdir(dataRoot, { recursive: true });
-  return mkdtemp(path.join(dataRoot, "bench-"));
-}
+export const newDataDir = () => newStackDataDir("bench-");
 
 /** The launcher's variables for a stack of the benchmark's own: free ports, the given data directory. */
 export async function launcherEnv(dataDir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
-  return {
-    ...BENCH_ENV,
-    DATA_DIR: dataDir,
-    BFF_PORT: String(await freePort()),
-    SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
-    EMBEDDED_PG_PORT: String(await freePort()),
-    MAILDEV_SMTP_PORT: String(await freePort()),
-    MAILDEV_WEB_PORT: String(await freePort()),
-    ...extra,
-  };
+  return { ...BENCH_ENV, ...(await ownStackEnv(dataDir)), ...extra };
 }
 
 export async function startProduct(options: ProductOptions = {}): Promise<Product> {

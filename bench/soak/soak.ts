@@ -9,14 +9,13 @@
  * duration, at most 60), --max-growth-mb MB (64), --write (update the docs; the default
  * with the full 50 × 300 s), --json FILE. Exits 1 when the run fails.
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { freePort } from "@transcribe/platform/testing";
 import pg from "pg";
 import { repoRoot } from "../../deploy/embedded/src/config.js";
-import { getHealth, startStack, waitFor } from "../../deploy/embedded/test/stack.js";
+import { getHealth, newStackDataDir, ownStackEnv, startStack, waitFor } from "../../deploy/embedded/test/stack.js";
 import { formatCounts } from "../../tests/reliability/lib/report.js";
 import { makeClips } from "../../tests/reliability/lib/speech.js";
 import { RequestLog, UserAgent } from "./http-client.js";
@@ -48,16 +47,10 @@ const say = (message: string) => process.stdout.write(`[soak ${new Date().toISOS
 
 async function main(): Promise<number> {
   if (users > 200) throw new Error("at most 200 users (one loopback address each: 127.0.0.10-209)");
-  await mkdir(path.join(repoRoot, ".data"), { recursive: true });
-  const dataDir = await mkdtemp(path.join(repoRoot, ".data", "soak-"));
+  const dataDir = await newStackDataDir("soak-");
   const work = await mkdtemp(path.join(os.tmpdir(), "soak-clips-"));
   const env = {
-    DATA_DIR: dataDir,
-    BFF_PORT: String(await freePort()),
-    SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
-    EMBEDDED_PG_PORT: String(await freePort()),
-    MAILDEV_SMTP_PORT: String(await freePort()),
-    MAILDEV_WEB_PORT: String(await freePort()),
+    ...(await ownStackEnv(dataDir)),
     RESTART_DELAY_MS: "1000",
     SKIP_WEB_BUILD: "true",
     // The trial limit is not what is measured; the sign-in rate limits stay on.

@@ -1,14 +1,13 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
-import { freePort } from "@transcribe/platform/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../src/config.js";
 import { processes } from "../src/services.js";
 import { stripeMockAvailable, stripeMockUrl } from "../../../services/billing/test/stripe-mock.js";
-import { getHealth, type RunningStack, startStack, waitFor } from "./stack.js";
+import { getHealth, newStackDataDir, ownStackEnv, type RunningStack, startStack, waitFor } from "./stack.js";
 
 const expectedServices = ["bff", ...processes.filter((p) => p.name !== "bff").map((p) => p.name)];
 
@@ -57,18 +56,8 @@ describe("embedded mode: npm start", () => {
   let stack: RunningStack | undefined;
 
   beforeAll(async () => {
-    await mkdir(path.join(repoRoot, ".data"), { recursive: true });
-    dataDir = await mkdtemp(path.join(repoRoot, ".data", "stack-test-"));
-    env = {
-      DATA_DIR: dataDir,
-      BFF_PORT: String(await freePort()),
-      SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
-      EMBEDDED_PG_PORT: String(await freePort()),
-      MAILDEV_SMTP_PORT: String(await freePort()),
-      MAILDEV_WEB_PORT: String(await freePort()),
-      RESTART_DELAY_MS: "1500",
-      ...stripeEnv,
-    };
+    dataDir = await newStackDataDir("stack-test-");
+    env = { ...(await ownStackEnv(dataDir)), RESTART_DELAY_MS: "1500", ...stripeEnv };
   });
 
   afterAll(async () => {
@@ -235,15 +224,9 @@ describe.skipIf(!kafkaBrokers)("embedded mode on Kafka: npm start with EVENT_BUS
   let stack: RunningStack | undefined;
 
   beforeAll(async () => {
-    await mkdir(path.join(repoRoot, ".data"), { recursive: true });
-    dataDir = await mkdtemp(path.join(repoRoot, ".data", "stack-test-kafka-"));
+    dataDir = await newStackDataDir("stack-test-kafka-");
     env = {
-      DATA_DIR: dataDir,
-      BFF_PORT: String(await freePort()),
-      SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
-      EMBEDDED_PG_PORT: String(await freePort()),
-      MAILDEV_SMTP_PORT: String(await freePort()),
-      MAILDEV_WEB_PORT: String(await freePort()),
+      ...(await ownStackEnv(dataDir)),
       RESTART_DELAY_MS: "1500",
       EVENT_BUS: "kafka",
       KAFKA_BROKERS: kafkaBrokers!,

@@ -1,7 +1,35 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
+import { freePort } from "@transcribe/platform/testing";
 import { repoRoot } from "../src/config.js";
+
+/** A fresh data directory under .data/ for one stack (`prefix` names who made it). */
+export async function newStackDataDir(prefix: string): Promise<string> {
+  await mkdir(path.join(repoRoot, ".data"), { recursive: true });
+  return mkdtemp(path.join(repoRoot, ".data", prefix));
+}
+
+export interface OwnStackEnv extends Record<string, string> {
+  DATA_DIR: string;
+  BFF_PORT: string;
+  SERVICE_PORT_BASE: string;
+  EMBEDDED_PG_PORT: string;
+  MAILDEV_SMTP_PORT: string;
+  MAILDEV_WEB_PORT: string;
+}
+
+/** The launcher's variables for a stack of its own: the data directory and free ports for every listener. */
+export async function ownStackEnv(dataDir: string): Promise<OwnStackEnv> {
+  return {
+    DATA_DIR: dataDir,
+    BFF_PORT: String(await freePort()),
+    SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
+    EMBEDDED_PG_PORT: String(await freePort()),
+    MAILDEV_SMTP_PORT: String(await freePort()),
+    MAILDEV_WEB_PORT: String(await freePort()),
+  };
+}
 
 export interface RunningStack {
   child: ChildProcess;

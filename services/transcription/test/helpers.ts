@@ -11,6 +11,7 @@ import { FileSchema, FileStatus, MediaService, type File } from "@transcribe/pro
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { align } from "../../../bench/lib/wer.js";
 import { migrations } from "../src/db/migrations.js";
 import type { TranscriptionDB } from "../src/db/schema.js";
 import { isModelDir } from "../src/engines/local/models.js";
@@ -247,34 +248,8 @@ export function alignmentRuns(reference: string, hypothesis: string, timed?: Arr
   const h = words(hypothesis);
   const times = timed?.flatMap((w) => words(w.word).map(() => w.start));
   const at = (index: number) => (times && times.length === h.length ? ` (at ${times[Math.min(Math.max(index, 0), times.length - 1)]!.toFixed(1)} s)` : "");
-  const d: number[][] = Array.from({ length: r.length + 1 }, (_, i) => {
-    const row = new Array<number>(h.length + 1).fill(0);
-    row[0] = i;
-    return row;
-  });
-  for (let j = 0; j <= h.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= r.length; i++) {
-    for (let j = 1; j <= h.length; j++) {
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
-    }
-  }
-  const ops: string[] = [];
-  let i = r.length;
-  let j = h.length;
-  while (i > 0 || j > 0) {
-    if (i > 0 && j > 0 && d[i]![j] === d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1)) {
-      ops.push(r[i - 1] === h[j - 1] ? "=" : "s");
-      i--;
-      j--;
-    } else if (j > 0 && d[i]![j] === d[i]![j - 1]! + 1) {
-      ops.push("i");
-      j--;
-    } else {
-      ops.push("d");
-      i--;
-    }
-  }
-  ops.reverse();
+  // The same alignment the benchmarks report with (bench/lib/wer.ts).
+  const ops = align(r, h);
   const runs: string[] = [];
   const placed: Array<{ at: number; text: string }> = [];
   let ri = 0;
@@ -297,5 +272,5 @@ export function alignmentRuns(reference: string, hypothesis: string, timed?: Arr
     else ri += n;
     k += n;
   }
-  return { wer: d[r.length]![h.length]! / Math.max(1, r.length), runs, placed };
+  return { wer: ops.filter((op) => op !== "=").length / Math.max(1, r.length), runs, placed };
 }

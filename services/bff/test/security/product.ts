@@ -1,9 +1,6 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import path from "node:path";
-import { freePort } from "@transcribe/platform/testing";
-import { repoRoot } from "../../../../deploy/embedded/src/config.js";
+import { rm } from "node:fs/promises";
 import { processes } from "../../../../deploy/embedded/src/services.js";
-import { getHealth, type RunningStack, startStack, waitFor } from "../../../../deploy/embedded/test/stack.js";
+import { getHealth, newStackDataDir, ownStackEnv, type RunningStack, startStack, waitFor } from "../../../../deploy/embedded/test/stack.js";
 import { Browser } from "../../../auth/test/harness.js";
 
 /**
@@ -22,15 +19,9 @@ export interface Product {
 }
 
 export async function startProduct(env: Record<string, string> = {}): Promise<Product> {
-  await mkdir(path.join(repoRoot, ".data"), { recursive: true });
-  const dataDir = await mkdtemp(path.join(repoRoot, ".data", "security-test-"));
+  const dataDir = await newStackDataDir("security-test-");
   const launcherEnv = {
-    DATA_DIR: dataDir,
-    BFF_PORT: String(await freePort()),
-    SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
-    EMBEDDED_PG_PORT: String(await freePort()),
-    MAILDEV_SMTP_PORT: String(await freePort()),
-    MAILDEV_WEB_PORT: String(await freePort()),
+    ...(await ownStackEnv(dataDir)),
     RESTART_DELAY_MS: "1000",
     // The API is what is attacked here; the SPA is built and checked by web-security.test.ts.
     SKIP_WEB_BUILD: "true",
