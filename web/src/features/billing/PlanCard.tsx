@@ -1,14 +1,14 @@
 // The dashboard's plan card (issue 8): the tier, the free trial used and left, this month's
 // and all-time usage, and the way up: checkout where payments are on, a note where not.
-import { Badge, Button, Card, CardDescription, CardHeader, CardTitle, Spinner } from "../../components/ui";
-import { canUpgrade, minutes, PAYMENTS_OFF_NOTE, trialSummary } from "./plan";
-import { useCheckout, useSubscription, useTrialLimits, useUsageStats } from "./use-billing";
+import { Badge, Card, CardDescription, CardHeader, CardTitle, Spinner } from "../../components/ui";
+import { minutes, trialSummary } from "./plan";
+import { UpgradeOrNote } from "./UpgradeOrNote";
+import { useSubscription, useTrialLimits, useUsageStats } from "./use-billing";
 
 export function PlanCard({ recheckEvery = false }: { recheckEvery?: number | false }) {
   const limits = useTrialLimits(recheckEvery);
   const usage = useUsageStats();
   const subscription = useSubscription();
-  const checkout = useCheckout();
 
   if (limits.isPending) {
     return (
@@ -82,17 +82,7 @@ export function PlanCard({ recheckEvery = false }: { recheckEvery?: number | fal
         </dl>
       ) : null}
 
-      {trial.premium || !subscription.data ? null : canUpgrade(subscription.data) ? (
-        <div className="button-row">
-          <Button variant="primary" loading={checkout.isPending} onClick={() => checkout.mutate()} data-testid="plan-upgrade">
-            Upgrade to premium
-          </Button>
-        </div>
-      ) : !subscription.data.paymentsEnabled ? (
-        <p className="muted" data-testid="plan-payments-off">
-          {PAYMENTS_OFF_NOTE}
-        </p>
-      ) : null}
+      {trial.premium ? null : <UpgradeOrNote subscription={subscription.data} testIdPrefix="plan" />}
     </Card>
   );
 }
