@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
@@ -273,4 +273,36 @@ export function alignmentRuns(reference: string, hypothesis: string, timed?: Arr
     k += n;
   }
   return { wer: ops.filter((op) => op !== "=").length / Math.max(1, r.length), runs, placed };
+}
+
+// ---- the worker as its own process -------------------------------------------------------
+
+const serviceDir = path.resolve(import.meta.dirname, "..");
+
+/** `src/worker.ts` as a child process with `env` on top of this one's; its output lines go to `output`. */
+export function startWorker(env: Record<string, string>, output: string[]): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/worker.ts"], {
+    cwd: serviceDir,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d: Buffer) => output.push(d.toString()));
+  child.stderr!.on("data", (d: Buffer) => output.push(d.toString()));
+  return child;
+}
+
+export function exitOf(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+/** Polls `probe` every 100 ms until it answers something other than undefined. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,10 +8,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   concatWavs,
   engineUnavailable,
+  exitOf,
   migratedDatabase,
   startMediaServer,
   startTranscriptionApi,
+  startWorker,
   synthesize,
+  until,
   whisperModelsDir,
   whisperPython,
 } from "./helpers.js";
@@ -27,33 +29,9 @@ const SENTENCES = [
   "The committee met on Tuesday morning to review the budget for the new library.",
 ];
 
-const serviceDir = path.resolve(import.meta.dirname, "..");
 
-function startWorker(env: Record<string, string>, output: string[]): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/worker.ts"], {
-    cwd: serviceDir,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (d: Buffer) => output.push(d.toString()));
-  child.stderr!.on("data", (d: Buffer) => output.push(d.toString()));
-  return child;
-}
 
-function exitOf(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-}
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("transcription-worker configuration", () => {
   it("refuses a drain that does not end before its shutdown deadline, naming both variables", async () => {

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,7 +12,9 @@ import {
   migratedDatabase,
   startMediaServer,
   startTranscriptionApi,
+  startWorker,
   synthesize,
+  until,
   whisperModelsDir,
   whisperPython,
   wordErrorRate,
@@ -27,28 +28,8 @@ const SENTENCES = [
   "Please remember to switch off the lights when you leave the office tonight.",
 ];
 
-const serviceDir = path.resolve(import.meta.dirname, "..");
 
-function startWorker(env: Record<string, string>, output: string[]): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/worker.ts"], {
-    cwd: serviceDir,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (d: Buffer) => output.push(d.toString()));
-  child.stderr!.on("data", (d: Buffer) => output.push(d.toString()));
-  return child;
-}
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe.skipIf(engineUnavailable)("worker killed with SIGKILL in the middle of a job", () => {
   const cleanup: Array<() => Promise<unknown>> = [];
