@@ -17,7 +17,7 @@ import { recordRoutes } from "./http/route-table.js";
 import { drainUnreadBodies } from "./http/unread-body.js";
 import { refuseNulCharacters } from "./http/nul-guard.js";
 import { securityHeaders, thirdPartyOrigins } from "./http/security-headers.js";
-import { openApi } from "./http/openapi.js";
+import { openApi, sessionCookieName } from "./http/openapi.js";
 import { probeRoutes } from "./http/probes.js";
 import { spa } from "./http/spa.js";
 import { createSessionResolver, requireSessionOnApi } from "./http/session.js";
@@ -76,7 +76,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     exemptRoutes: ["/api/v1/billing/webhook", "/api/v1/blog/webhook", `${STORAGE_PREFIX}/*`, `${EXPORT_STORAGE_PREFIX}/*`],
   });
 
-  await openApi(app);
+  await openApi(app, { publicBaseUrl: config.PUBLIC_BASE_URL, sessionCookieName: sessionCookieName(config.NODE_ENV) });
   const urls = upstreamUrls(config);
   const sessions = createSessionResolver(createAuthClient(urls, config.SERVICE_TIMEOUT_MS), { ttlMs: config.SESSION_CACHE_TTL_MS });
   requireSessionOnApi(app, sessions);

@@ -13,12 +13,16 @@ import { z } from "zod";
 export const apiErrorSchema = z
   .object({
     error: z.object({
-      code: z.string(),
-      message: z.string(),
-      detail: z.unknown().optional(),
+      code: z.string().describe("Machine-readable: invalid_request, unauthenticated, permission_denied, not_found, failed_precondition, already_exists, resource_exhausted, trial_limit_exceeded, unavailable, internal, ..."),
+      message: z.string().describe("A sentence a person can read"),
+      detail: z.unknown().optional().describe("Structured detail where there is any (the field issues of invalid_request, the numbers of trial_limit_exceeded)"),
     }),
   })
-  .meta({ id: "ApiError" });
+  .meta({
+    id: "ApiError",
+    description: "The one error body of the API",
+    examples: [{ error: { code: "unauthenticated", message: "Not signed in" } }],
+  });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 
 export const SERVICE_UNREACHABLE = "The service is temporarily unavailable. Please try again shortly.";
@@ -56,6 +60,8 @@ export function installErrorHandler(app: FastifyInstance): void {
       // An internal error's text is never for users: the services send a fixed one, and one
       // raised in this process (a request that cannot be encoded) would name internals.
       if (appError.code === "internal") return sendApiError(reply, 500, "internal", "Internal error");
+      const retryAfter = (appError.detail as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
+      if (appError.code === "resource_exhausted" && typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
       return sendApiError(reply, httpStatusOf[appError.code], appError.code, appError.message, appError.detail);
     }
     if (isResponseSerializationError(error)) {

@@ -19,7 +19,9 @@ export async function authProxy(app: FastifyInstance, options: { authUrl: string
     const forward: FastifyReplyFromHooks = {
       rewriteRequestHeaders: (request, headers) => ({ ...headers, "x-forwarded-for": request.ip }),
     };
-    scope.all("/auth", (request, reply) => reply.from(request.url, forward));
-    scope.all("/auth/*", (request, reply) => reply.from(request.url, forward));
+    // Catch-alls: better-auth's endpoints are described one by one (auth-endpoints.ts), not as a wildcard.
+    const hidden = { schema: { hide: true } };
+    scope.all("/auth", hidden, (request, reply) => reply.from(request.url, forward));
+    scope.all("/auth/*", hidden, (request, reply) => reply.from(request.url, forward));
   });
 }

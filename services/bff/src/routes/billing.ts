@@ -4,6 +4,7 @@ import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 
 const tierName = (tier: Tier): "free" | "premium" => (tier === Tier.PREMIUM ? "premium" : "free");
@@ -26,19 +27,19 @@ export const trialLimitsSchema = z
     total_limit: count.describe("The free tier's total limit, in minutes"),
     tier: z.enum(["free", "premium"]),
   })
-  .meta({ id: "TrialLimits" });
+  .meta({ id: "TrialLimits", description: "Minutes used and the free limit" });
 const usagePeriodSchema = z.object({ file_count: count, total_minutes: count });
 export const usageStatsSchema = z
   .object({ this_month: usagePeriodSchema.describe("Calendar month, UTC"), all_time: usagePeriodSchema })
-  .meta({ id: "UsageStats" });
-export const checkoutSchema = z.object({ checkout_url: z.string(), session_id: z.string() }).meta({ id: "CheckoutSession" });
-export const portalSchema = z.object({ portal_url: z.string() }).meta({ id: "BillingPortalSession" });
+  .meta({ id: "UsageStats", description: "Transcribed files and minutes" });
+export const checkoutSchema = z.object({ checkout_url: z.string(), session_id: z.string() }).meta({ id: "CheckoutSession", description: "Open checkout_url in the browser" });
+export const portalSchema = z.object({ portal_url: z.string() }).meta({ id: "BillingPortalSession", description: "Open portal_url in the browser" });
 export const restoreSchema = z
   .object({
     status: z.enum(["none", "active", "trialing", "past_due", "canceled", "unpaid"]),
     tier: z.enum(["free", "premium"]),
   })
-  .meta({ id: "SubscriptionRestore" });
+  .meta({ id: "SubscriptionRestore", description: "The subscription after the restore" });
 
 /**
  * The product's own origin as the browser sees it, for Stripe's return URLs: the Origin
@@ -67,7 +68,7 @@ export const subscriptionSchema = z
     cancel_at_period_end: z.boolean(),
     current_period_end: z.string().nullable().describe("ISO 8601; when a cancelling subscription ends"),
   })
-  .meta({ id: "Subscription" });
+  .meta({ id: "Subscription", description: "The plan as stored" });
 
 const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema };
 
@@ -79,7 +80,7 @@ const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 409: apiErrorSchema, 
 export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof BillingService> }> = async (app, { client }) => {
   app.get(
     "/api/v1/trial-limits",
-    { schema: { tags: ["billing"], summary: "Free-tier usage, limit and tier", security: [{ session: [] }], response: { 200: trialLimitsSchema, ...errors } } },
+    { schema: { tags: ["billing"], operationId: "getTrialLimits", summary: "Free-tier usage, limit and tier", security: security.session, response: { 200: trialLimitsSchema, ...errors } } },
     async (request) => {
       const result = await client.getTrialLimits({ userId: signedInUserId(request) });
       return { used_total: result.usedTotal, total_limit: result.totalLimit, tier: tierName(result.tier) };
@@ -88,7 +89,7 @@ export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Billin
 
   app.get(
     "/api/v1/usage-stats",
-    { schema: { tags: ["billing"], summary: "Transcribed files and minutes: this month (UTC) and all time", security: [{ session: [] }], response: { 200: usageStatsSchema, ...errors } } },
+    { schema: { tags: ["billing"], operationId: "getUsageStats", summary: "Transcribed files and minutes: this month (UTC) and all time", security: security.session, response: { 200: usageStatsSchema, ...errors } } },
     async (request) => {
       const result = await client.getUsageStats({ userId: signedInUserId(request) });
       const period = (p: { fileCount: number; totalMinutes: number } | undefined) => ({ file_count: p?.fileCount ?? 0, total_minutes: p?.totalMinutes ?? 0 });
@@ -98,7 +99,7 @@ export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Billin
 
   app.post(
     "/api/v1/billing/checkout",
-    { schema: { tags: ["billing"], summary: "Start a Stripe Checkout for the premium plan", security: [{ session: [] }], response: { 200: checkoutSchema, ...errors } } },
+    { schema: { tags: ["billing"], operationId: "createCheckoutSession", summary: "Start a Stripe Checkout for the premium plan", security: security.session, response: { 200: checkoutSchema, ...errors } } },
     async (request) => {
       const origin = originOf(request);
       const result = await client.createCheckoutSession({
@@ -113,7 +114,7 @@ export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Billin
 
   app.post(
     "/api/v1/billing/portal",
-    { schema: { tags: ["billing"], summary: "Open the Stripe billing portal", security: [{ session: [] }], response: { 200: portalSchema, ...errors } } },
+    { schema: { tags: ["billing"], operationId: "createBillingPortalSession", summary: "Open the Stripe billing portal", security: security.session, response: { 200: portalSchema, ...errors } } },
     async (request) => {
       const result = await client.createBillingPortalSession({ userId: signedInUserId(request), returnUrl: `${originOf(request)}/account` });
       return { portal_url: result.portalUrl };
@@ -122,7 +123,7 @@ export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Billin
 
   app.get(
     "/api/v1/billing/subscription",
-    { schema: { tags: ["billing"], summary: "The user's plan and whether payments are on", security: [{ session: [] }], response: { 200: subscriptionSchema, ...errors } } },
+    { schema: { tags: ["billing"], operationId: "getSubscription", summary: "The user's plan and whether payments are on", security: security.session, response: { 200: subscriptionSchema, ...errors } } },
     async (request) => {
       const result = await client.getSubscription({ userId: signedInUserId(request) });
       return {
@@ -141,11 +142,11 @@ export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Billin
     const result = await client.restoreSubscription({ userId: signedInUserId(request), email: request.user?.email ?? "" });
     return { status: statusName(result.status), tier: tierName(result.tier) };
   };
-  const restoreRoute = { tags: ["billing"], security: [{ session: [] }], response: { 200: restoreSchema, ...errors } };
-  app.post("/api/v1/billing/restore", { schema: { ...restoreRoute, summary: "Restore a subscription scheduled to cancel" } }, restore);
+  const restoreRoute = { tags: ["billing"], security: security.session, response: { 200: restoreSchema, ...errors } };
+  app.post("/api/v1/billing/restore", { schema: { ...restoreRoute, operationId: "restoreSubscription", summary: "Restore a subscription scheduled to cancel" } }, restore);
   // The spec's path (its payment plugin's POST /subscription/restore under /auth); the
   // session hook covers it like /api/v1 (http/session.ts).
-  app.post("/auth/subscription/restore", { schema: { ...restoreRoute, summary: "Restore a subscription scheduled to cancel (the spec's path)" } }, restore);
+  app.post("/auth/subscription/restore", { schema: { ...restoreRoute, operationId: "restoreSubscriptionAuthPath", summary: "Restore a subscription scheduled to cancel (the spec's path)" } }, restore);
 
   // The webhook keeps the body's raw bytes: Stripe signs them, so no JSON parsing here.
   await app.register(async (scope) => {
@@ -155,7 +156,14 @@ export const billingRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Billin
       "/api/v1/billing/webhook",
       {
         config: { public: true },
-        schema: { tags: ["billing"], summary: "Stripe webhook (signed)", response: { 200: z.object({ received: z.boolean() }), 400: apiErrorSchema, 401: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema } },
+        schema: {
+          tags: ["billing"],
+          operationId: "handleStripeWebhook",
+          summary: "Stripe webhook (signed)",
+          description: "Stripe's event, verified with the Stripe-Signature header over the raw body.",
+          security: security.none,
+          body: z.unknown().describe("The Stripe event, as Stripe sent it"),
+          response: { 200: z.object({ received: z.boolean() }).meta({ id: "StripeWebhookResponse", description: "The event was accepted" }), 400: apiErrorSchema, 401: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema } },
       },
       async (request) => {
         const body = request.body;

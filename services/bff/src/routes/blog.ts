@@ -4,6 +4,7 @@ import type { BlogService, Post } from "@transcribe/proto/blog/v1/blog";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 
 export const blogPostSchema = z
   .object({
@@ -20,18 +21,18 @@ export const blogPostSchema = z
     published_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
-  .meta({ id: "BlogPost" });
+  .meta({ id: "BlogPost", description: "A published post" });
 
 export const blogPostListSchema = z
   .object({ posts: z.array(blogPostSchema), total_count: z.number().int() })
-  .meta({ id: "BlogPostList" });
+  .meta({ id: "BlogPostList", description: "One page of published posts, newest first" });
 
 export const blogWebhookRequestSchema = z
   .object({
     body: z.string().min(1).max(1_000_000).describe("The JSON delivery exactly as signed: {action: create|update|unpublish, timestamp, post}"),
     signature: z.string().max(200).describe("Hex HMAC-SHA256 of body with BLOG_WEBHOOK_SECRET"),
   })
-  .meta({ id: "BlogWebhookRequest" });
+  .meta({ id: "BlogWebhookRequest", description: "A signed delivery from the publishing tool" });
 
 const iso = (t: Post["publishedAt"]) => (t ? timestampDate(t) : new Date(0)).toISOString();
 
@@ -60,7 +61,9 @@ export const blogRoutes: FastifyPluginAsyncZod<{ client: Client<typeof BlogServi
       config: { public: true },
       schema: {
         tags: ["blog"],
+        operationId: "listBlogPosts",
         summary: "Published posts, newest first",
+        security: security.none,
         querystring: z.object({
           limit: z.coerce.number().int().min(1).max(100).default(20),
           offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
@@ -80,9 +83,11 @@ export const blogRoutes: FastifyPluginAsyncZod<{ client: Client<typeof BlogServi
       config: { public: true },
       schema: {
         tags: ["blog"],
+        operationId: "getBlogPost",
         summary: "One published post; 404 'Post not found'",
-        params: z.object({ slug: z.string().min(1).max(200) }),
-        response: { 200: z.object({ post: blogPostSchema }).meta({ id: "BlogPostResponse" }), 404: apiErrorSchema, 503: apiErrorSchema },
+        security: security.none,
+        params: z.object({ slug: z.string().min(1).max(200).describe("The post's slug") }),
+        response: { 200: z.object({ post: blogPostSchema }).meta({ id: "BlogPostResponse", description: "The post" }), 404: apiErrorSchema, 503: apiErrorSchema },
       },
     },
     async (request) => {
@@ -98,9 +103,11 @@ export const blogRoutes: FastifyPluginAsyncZod<{ client: Client<typeof BlogServi
       config: { public: true },
       schema: {
         tags: ["blog"],
+        operationId: "handleBlogWebhook",
         summary: "Signed post create/update/unpublish from the publishing tool",
+        security: security.none,
         body: blogWebhookRequestSchema,
-        response: { 200: z.object({ received: z.boolean() }).meta({ id: "BlogWebhookResponse" }), 400: apiErrorSchema, 401: apiErrorSchema, 503: apiErrorSchema },
+        response: { 200: z.object({ received: z.boolean() }).meta({ id: "BlogWebhookResponse", description: "The delivery was applied" }), 400: apiErrorSchema, 401: apiErrorSchema, 503: apiErrorSchema },
       },
     },
     async (request) => {

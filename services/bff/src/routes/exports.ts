@@ -4,6 +4,7 @@ import { ExportFormat, type ExportService } from "@transcribe/proto/export/v1/ex
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 
 const formats = {
@@ -22,7 +23,7 @@ export const exportRequestSchema = z
     format: z.enum(formatNames).describe("txt, docx, pdf, srt (spec), vtt or json"),
     include_timestamps: z.boolean().default(false).describe("txt, docx, pdf: prefix each segment with its start time"),
   })
-  .meta({ id: "ExportRequest" });
+  .meta({ id: "ExportRequest", description: "The format of the exported transcript" });
 
 export const exportResponseSchema = z
   .object({
@@ -30,7 +31,7 @@ export const exportResponseSchema = z
     format: z.enum(formatNames),
     expires_at: z.iso.datetime(),
   })
-  .meta({ id: "ExportResponse" });
+  .meta({ id: "ExportResponse", description: "The rendered file, ready to download (GET download_url) until expires_at" });
 
 /** POST /api/v1/transcriptions/{id}/export (spec §7): renders in the export service, returns a download URL. */
 export const exportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof ExportService> }> = async (app, { client }) => {
@@ -39,9 +40,11 @@ export const exportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof ExportS
     {
       schema: {
         tags: ["exports"],
+        operationId: "exportTranscription",
         summary: "Export a completed transcript",
-        security: [{ session: [] }],
-        params: z.object({ id: z.string().min(1).max(64) }),
+        description: "Renders the transcript in the export service and answers a signed download URL (no session needed to GET it).",
+        security: security.sessionOrApiKey,
+        params: z.object({ id: z.string().min(1).max(64).describe("The transcription's id") }),
         body: exportRequestSchema,
         response: { 200: exportResponseSchema, 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema },
       },

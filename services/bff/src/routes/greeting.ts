@@ -2,6 +2,7 @@ import type { Logger } from "@transcribe/platform";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 
 export type TimeOfDay = "morning" | "afternoon" | "evening" | "night";
 
@@ -103,10 +104,11 @@ export const greetingRoutes: FastifyPluginAsyncZod<{ writer: GreetingWriter | un
     {
       schema: {
         tags: ["account"],
+        operationId: "getGreeting",
         summary: "A personal, time-of-day greeting for the dashboard",
-        security: [{ session: [] }],
+        security: security.session,
         querystring: z.object({ tz: z.string().max(64).optional().describe("IANA time zone, e.g. Europe/Berlin; UTC when missing or unknown") }),
-        response: { 200: z.object({ greeting: z.string().nullable() }).meta({ id: "AiGreeting" }), 401: apiErrorSchema },
+        response: { 200: z.object({ greeting: z.string().nullable() }).meta({ id: "AiGreeting", description: "The greeting, or null when none could be written in time" }), 400: apiErrorSchema, 401: apiErrorSchema, 503: apiErrorSchema },
       },
     },
     async (request) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { security } from "../http/openapi.js";
 import type { HealthClients } from "../upstreams.js";
 
 const serviceStatusSchema = z.object({
@@ -14,7 +15,7 @@ export const healthResponseSchema = z
     status: z.enum(["ok", "unavailable"]),
     services: z.array(serviceStatusSchema),
   })
-  .meta({ id: "Health" });
+  .meta({ id: "Health", description: "The BFF and every service behind it, each with ok, latency_ms and what is wrong" });
 
 /**
  * GET /api/v1/health: the BFF and every service it depends on. A service counts as ok
@@ -26,9 +27,11 @@ export const healthRoutes: FastifyPluginAsyncZod<{ clients: HealthClients }> = a
     "/api/v1/health",
     {
       schema: {
-        tags: ["health"],
+        tags: ["meta"],
+        operationId: "getHealth",
         summary: "Status of the BFF and every service behind it",
-        response: { 200: healthResponseSchema, 503: healthResponseSchema },
+        security: security.none,
+        response: { 200: healthResponseSchema, 503: healthResponseSchema.describe("At least one service is down (named, with the reason)") },
       },
     },
     async (_request, reply) => {

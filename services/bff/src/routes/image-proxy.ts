@@ -1,22 +1,29 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 import { fetchImage, type ImageFetchOptions } from "../http/image-fetch.js";
 
 /**
  * POST /api/v1/image-proxy {url} (spec §7, §5): the image bytes, for avatars on other
  * hosts. Signed-in users only; the address rules are the platform's (net/address-guard.ts).
  */
+const imageSchema = z.string().meta({
+  description: "The image's bytes, with its own Content-Type; cached privately for an hour",
+  mediaTypes: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/x-icon", "image/bmp"],
+});
+
 export const imageProxyRoutes: FastifyPluginAsyncZod<{ fetch: ImageFetchOptions }> = async (app, { fetch }) => {
   app.post(
     "/api/v1/image-proxy",
     {
       schema: {
         tags: ["images"],
+        operationId: "proxyImage",
         summary: "Fetch a public image (never localhost or a private network)",
-        security: [{ session: [] }],
-        body: z.object({ url: z.string().min(1).max(2048) }).meta({ id: "ImageProxyRequest" }),
-        response: { 400: apiErrorSchema, 401: apiErrorSchema },
+        security: security.session,
+        body: z.object({ url: z.string().min(1).max(2048) }).meta({ id: "ImageProxyRequest", description: "A public http(s) URL of an image" }),
+        response: { 200: imageSchema, 400: apiErrorSchema, 401: apiErrorSchema, 503: apiErrorSchema },
       },
     },
     async (request, reply) => {

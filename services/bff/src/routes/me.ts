@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 
 /** Spec §3 User, snake_case on the wire. name and image are null when the user has none. */
 export const meResponseSchema = z
@@ -13,7 +14,7 @@ export const meResponseSchema = z
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
-  .meta({ id: "User" });
+  .meta({ id: "User", description: "The signed-in user" });
 
 /** GET /api/v1/me: the signed-in user (from the session the preHandler resolved). */
 export const meRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -22,8 +23,9 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ["account"],
+        operationId: "getMe",
         summary: "The signed-in user",
-        security: [{ session: [] }],
+        security: security.session,
         response: { 200: meResponseSchema, 401: apiErrorSchema, 503: apiErrorSchema },
       },
     },

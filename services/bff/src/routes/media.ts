@@ -5,6 +5,7 @@ import { FileStatus, type File, type MediaService } from "@transcribe/proto/medi
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 
 /**
@@ -33,7 +34,7 @@ export const fileSchema = z
     chunk_count: z.number().int().nonnegative().describe("Pieces the processed audio is split into for speech engines (0: not split)"),
     created_at: z.iso.datetime(),
   })
-  .meta({ id: "File" });
+  .meta({ id: "File", description: "An uploaded or imported media file and its processing state" });
 
 export const uploadRequestSchema = z
   .object({
@@ -42,7 +43,7 @@ export const uploadRequestSchema = z
     content_type: z.string().max(255).describe("One of the spec's audio/video types; the PUT must send the same Content-Type"),
     duration: z.number().describe("Seconds, as the browser measured it"),
   })
-  .meta({ id: "UploadRequest" });
+  .meta({ id: "UploadRequest", description: "The file about to be uploaded, as the client sees it" });
 
 export const uploadResponseSchema = z
   .object({
@@ -50,17 +51,17 @@ export const uploadResponseSchema = z
     file_id: z.string(),
     expires_at: z.iso.datetime().describe("The PUT must start before this"),
   })
-  .meta({ id: "UploadResponse" });
+  .meta({ id: "UploadResponse", description: "Where to PUT the bytes: the file's declared Content-Type and exactly file_size bytes, before expires_at; the file then turns processing, then ready" });
 
 export const fileListSchema = z
   .object({ files: z.array(fileSchema), total_count: z.number().int().nonnegative(), limit: z.number().int(), offset: z.number().int() })
-  .meta({ id: "FileList" });
+  .meta({ id: "FileList", description: "One page of the caller's files, newest first" });
 
 export const audioUrlSchema = z
   .object({ url: z.string().describe("Short-lived; supports HTTP range requests"), expires_at: z.iso.datetime() })
-  .meta({ id: "AudioUrl" });
+  .meta({ id: "AudioUrl", description: "A short-lived URL of the processed audio" });
 
-const idParams = z.object({ id: z.string().min(1).max(64) });
+const idParams = z.object({ id: z.string().min(1).max(64).describe("The file's id") });
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   // The services take an int32 offset; past it the call failed with a 500.
@@ -84,14 +85,19 @@ export function toFileJson(file: File): z.infer<typeof fileSchema> {
 }
 
 export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaService> }> = async (app, { client }) => {
-  const common = { tags: ["files"], security: [{ session: [] }] };
+  const common = { tags: ["files"], security: security.sessionOrApiKey };
 
   app.post(
     "/api/v1/upload",
     {
       schema: {
         ...common,
+        operationId: "createUpload",
         summary: "Start an upload: checks the declared file and returns a URL to PUT its bytes to",
+        description:
+          "The upload flow: 1. this call, with the file's name, size, type and duration; 2. `PUT upload_url` with the bytes, " +
+          "`Content-Type` as declared and exactly `file_size` bytes (answers 200; 400 for another length or type, 403 when the link expired " +
+          "or was altered); 3. poll `getFile` until `ready` (or start the transcription at once: it waits for the file).",
         body: uploadRequestSchema,
         response: { 200: uploadResponseSchema, ...errors },
       },
@@ -114,7 +120,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
 
   app.get(
     "/api/v1/files",
-    { schema: { ...common, summary: "The signed-in user's files, newest first", querystring: listQuery, response: { 200: fileListSchema, ...errors } } },
+    { schema: { ...common, operationId: "listFiles", summary: "The caller's files, newest first", querystring: listQuery, response: { 200: fileListSchema, ...errors } } },
     async (request) => {
       const { limit, offset } = request.query;
       const page = await client.listFiles({ userId: signedInUserId(request), limit, offset });
@@ -124,7 +130,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
 
   app.get(
     "/api/v1/files/:id",
-    { schema: { ...common, summary: "One file and its processing state", params: idParams, response: { 200: fileSchema, ...errors } } },
+    { schema: { ...common, operationId: "getFile", summary: "One file and its processing state", params: idParams, response: { 200: fileSchema, ...errors } } },
     async (request) => {
       const { file } = await client.getFile({ userId: signedInUserId(request), fileId: request.params.id });
       if (!file) throw new AppError("not_found", "File not found");
@@ -137,6 +143,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
     {
       schema: {
         ...common,
+        operationId: "deleteFile",
         summary: "Delete a file and its stored audio",
         params: idParams,
         response: { 204: z.null().describe("Deleted"), ...errors },
@@ -153,6 +160,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
     {
       schema: {
         ...common,
+        operationId: "getFileAudioUrl",
         summary: "A short-lived URL the audio element can play and seek",
         params: idParams,
         response: { 200: audioUrlSchema, ...errors },
@@ -169,9 +177,10 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ client: Client<typeof MediaSer
     {
       schema: {
         ...common,
+        operationId: "importFromUrl",
         summary: "Import a media file from a public http(s) URL; poll the file until ready or failed",
-        body: z.object({ url: z.string().max(4096) }).meta({ id: "RetrieveRequest" }),
-        response: { 200: z.object({ file_id: z.string() }).meta({ id: "RetrieveResponse" }), ...errors },
+        body: z.object({ url: z.string().max(4096) }).meta({ id: "RetrieveRequest", description: "A public http(s) URL of an audio or video file" }),
+        response: { 200: z.object({ file_id: z.string() }).meta({ id: "RetrieveResponse", description: "The import started; poll the file" }), ...errors },
       },
     },
     async (request) => ({ file_id: (await client.importFromUrl({ userId: signedInUserId(request), url: request.body.url })).fileId }),

@@ -3,10 +3,11 @@ import type { NotifierService } from "@transcribe/proto/notifier/v1/notifier";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 import type { RateLimiter } from "../http/rate-limit.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 
-const ticketResponseSchema = z.object({ ticket_id: z.string() }).meta({ id: "TicketResponse" });
+const ticketResponseSchema = z.object({ ticket_id: z.string() }).meta({ id: "TicketResponse", description: "The message was stored (and mailed to support)" });
 
 export const supportRequestSchema = z
   .object({
@@ -14,7 +15,7 @@ export const supportRequestSchema = z
     message: z.string().trim().min(1, "Message is required").max(5000, "Message is too long"),
     transcription_id: z.string().trim().max(64).optional(),
   })
-  .meta({ id: "SupportRequest" });
+  .meta({ id: "SupportRequest", description: "A support request from a signed-in user" });
 
 export const contactRequestSchema = z
   .object({
@@ -22,7 +23,7 @@ export const contactRequestSchema = z
     email: z.email("Please enter a valid email address"),
     message: z.string().trim().min(1, "Message is required").max(5000, "Message is too long"),
   })
-  .meta({ id: "ContactRequest" });
+  .meta({ id: "ContactRequest", description: "A message from the public contact form" });
 
 /** POST /api/v1/support (signed in, per-user limit) and POST /api/v1/contact (public, per-address limit), both to the notifier. */
 export const supportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof NotifierService>; perUser: RateLimiter; perAddress: RateLimiter }> = async (
@@ -34,8 +35,9 @@ export const supportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Notifi
     {
       schema: {
         tags: ["support"],
+        operationId: "sendSupportRequest",
         summary: "Send a support request (stored and mailed to the support address)",
-        security: [{ session: [] }],
+        security: security.session,
         body: supportRequestSchema,
         response: { 200: ticketResponseSchema, 400: apiErrorSchema, 401: apiErrorSchema, 429: apiErrorSchema, 503: apiErrorSchema },
       },
@@ -60,7 +62,9 @@ export const supportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Notifi
       config: { public: true },
       schema: {
         tags: ["support"],
+        operationId: "sendContactMessage",
         summary: "Send a message from the public contact form",
+        security: security.none,
         body: contactRequestSchema,
         response: { 200: ticketResponseSchema, 400: apiErrorSchema, 429: apiErrorSchema, 503: apiErrorSchema },
       },

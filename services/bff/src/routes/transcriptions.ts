@@ -16,6 +16,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { security } from "../http/openapi.js";
 
 /**
  * Transcriptions (spec §3 settings, list item, detail; §5 rules; §7 /transcriptions).
@@ -55,7 +56,7 @@ export const modelSchema = z
     available: z.boolean(),
     reason: z.string().optional().describe("Why the model cannot run here (or a note about it)"),
   })
-  .meta({ id: "Model" });
+  .meta({ id: "Model", description: "A speech model of the catalog" });
 
 export const settingsSchema = z
   .object({
@@ -68,16 +69,16 @@ export const settingsSchema = z
     temperature: z.number().optional().describe("0 to 1, default 0"),
     prompt: z.string().max(2000).optional(),
   })
-  .meta({ id: "TranscriptionSettings" });
+  .meta({ id: "TranscriptionSettings", description: "How to transcribe (spec §3 settings)" });
 
-const createSchema = z.object({ file_id: z.string().min(1).max(64), settings: settingsSchema }).meta({ id: "StartTranscription" });
+const createSchema = z.object({ file_id: z.string().min(1).max(64), settings: settingsSchema }).meta({ id: "StartTranscription", description: "The uploaded file (ready or still processing) and the settings" });
 const createResponseSchema = z
   .object({
     job_id: z.string(),
     transcription_id: z.string().describe("Open /transcript/{transcription_id}"),
     message: z.string().optional(),
   })
-  .meta({ id: "StartTranscriptionResponse" });
+  .meta({ id: "StartTranscriptionResponse", description: "The job started; poll the transcription until completed or failed" });
 
 export const listItemSchema = z
   .object({
@@ -88,20 +89,22 @@ export const listItemSchema = z
     status: z.enum(statusValues),
     uploaded_at: z.iso.datetime(),
   })
-  .meta({ id: "TranscriptionListItem" });
+  .meta({ id: "TranscriptionListItem", description: "A transcription as the dashboard lists it" });
 
 const listSchema = z
   .object({ transcriptions: z.array(listItemSchema), total_count: z.number().int().nonnegative() })
-  .meta({ id: "TranscriptionList" });
+  .meta({ id: "TranscriptionList", description: "One page of the caller's transcriptions, newest first, with the total" });
 
-const wordSchema = z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().optional() });
+const wordSchema = z
+  .object({ word: z.string(), start: z.number().describe("Seconds"), end: z.number().describe("Seconds"), probability: z.number().optional() })
+  .meta({ id: "Word", description: "A word with its timing" });
 const segmentSchema = z.object({
   id: z.number().int(),
   start: z.number(),
   end: z.number(),
   text: z.string(),
   words: z.array(wordSchema).optional().describe("When word timestamps were requested"),
-});
+}).meta({ id: "Segment", description: "A timed stretch of the transcript" });
 
 export const detailSchema = z
   .object({
@@ -119,11 +122,46 @@ export const detailSchema = z
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
-  .meta({ id: "TranscriptionDetail" });
+  .meta({
+    id: "TranscriptionDetail",
+    description: "A transcription with its settings, its file and, once completed, its result",
+    examples: [
+      {
+        id: "5b0c7a52-8f1e-4d0a-9a57-2d1f0c6e9b11",
+        display_name: "board-meeting.wav",
+        status: "completed",
+        config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment", "word"] },
+        audio_file: { file_id: "0f7d3c2e-1b4a-4f6e-8c9d-3a2b1c0d9e8f", file_name: "board-meeting.wav", content_type: "audio/wav" },
+        result: {
+          id: "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+          text: "Quarterly numbers for the board.",
+          language: "en",
+          duration: 2.4,
+          segments: [
+            {
+              id: 0,
+              start: 0,
+              end: 2.4,
+              text: "Quarterly numbers for the board.",
+              words: [
+                { word: "Quarterly", start: 0, end: 0.62, probability: 0.97 },
+                { word: "numbers", start: 0.62, end: 1.1, probability: 0.99 },
+                { word: "for", start: 1.1, end: 1.3, probability: 0.99 },
+                { word: "the", start: 1.3, end: 1.45, probability: 0.99 },
+                { word: "board.", start: 1.45, end: 2.4, probability: 0.98 },
+              ],
+            },
+          ],
+        },
+        created_at: "2026-11-25T09:14:03.000Z",
+        updated_at: "2026-11-25T09:14:21.000Z",
+      },
+    ],
+  });
 
-const audioUrlSchema = z.object({ url: z.string(), expires_at: z.iso.datetime() }).meta({ id: "TranscriptionAudioUrl" });
+const audioUrlSchema = z.object({ url: z.string(), expires_at: z.iso.datetime() }).meta({ id: "TranscriptionAudioUrl", description: "A short-lived URL of the audio (range requests allowed)" });
 
-const idParams = z.object({ id: z.string().min(1).max(64) });
+const idParams = z.object({ id: z.string().min(1).max(64).describe("The transcription's id") });
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   // The services take an int32 offset; past it the call failed with a 500.
@@ -133,6 +171,14 @@ const listQuery = z.object({
 });
 
 const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema, 429: apiErrorSchema, 503: apiErrorSchema };
+/** Starting a job counts against the free trial (402 past it). */
+const startErrors = { ...errors, 402: apiErrorSchema };
+const modelListSchema = z.object({ models: z.array(modelSchema) }).meta({ id: "ModelList", description: "Every model of the catalog, with whether it can run here now" });
+const renameSchema = z.object({ new_name: z.string().max(10_000).describe("1 to 255 characters after trimming") }).meta({ id: "RenameTranscription", description: "The new display name" });
+const retrySchema = z.object({ settings: settingsSchema.optional() }).meta({ id: "RetryTranscription", description: "Other settings for the new run; the old ones when absent" });
+const retryResponseSchema = z.object({ job_id: z.string() }).meta({ id: "RetryTranscriptionResponse", description: "The new job; poll the transcription" });
+const deletedSchema = z.null().describe("Deleted");
+const notModifiedSchema = z.null().describe("Not modified");
 
 function userId(request: FastifyRequest): string {
   const id = request.user?.id;
@@ -218,11 +264,11 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
   client: Client<typeof TranscriptionService>;
   media: Client<typeof MediaService>;
 }> = async (app, { client, media }) => {
-  const common = { tags: ["transcriptions"], security: [{ session: [] }] };
+  const common = { tags: ["transcriptions"], security: security.sessionOrApiKey };
 
   app.get(
     "/api/v1/models",
-    { schema: { ...common, summary: "The speech model catalog, with whether each model can run here", response: { 200: z.object({ models: z.array(modelSchema) }), 401: apiErrorSchema } } },
+    { schema: { ...common, operationId: "listModels", summary: "The speech model catalog, with whether each model can run here", response: { 200: modelListSchema, 401: apiErrorSchema, 503: apiErrorSchema } } },
     async () => {
       const { models } = await client.listModels({});
       return {
@@ -241,7 +287,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
 
   app.post(
     "/api/v1/transcriptions",
-    { schema: { ...common, summary: "Start transcribing an uploaded file", body: createSchema, response: { 200: createResponseSchema, ...errors } } },
+    { schema: { ...common, operationId: "createTranscription", summary: "Start transcribing an uploaded file", body: createSchema, response: { 200: createResponseSchema, ...startErrors } } },
     async (request) => {
       const answer = await client.createTranscription({ userId: userId(request), fileId: request.body.file_id, settings: toSettings(request.body.settings) });
       return { job_id: answer.jobId, transcription_id: answer.transcriptionId, ...(answer.message ? { message: answer.message } : {}) };
@@ -250,7 +296,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     "/api/v1/transcriptions",
-    { schema: { ...common, summary: "The signed-in user's transcriptions, newest first (ETag: poll with If-None-Match)", querystring: listQuery, response: { 200: listSchema, 304: z.null(), ...errors } } },
+    { schema: { ...common, operationId: "listTranscriptions", summary: "The caller's transcriptions, newest first (ETag: poll with If-None-Match)", querystring: listQuery, response: { 200: listSchema, 304: notModifiedSchema, ...errors } } },
     async (request, reply) => {
       const { limit, offset, status, q } = request.query;
       const answer = await client.listTranscriptions({
@@ -266,7 +312,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     "/api/v1/transcriptions/:id",
-    { schema: { ...common, summary: "One transcription with its settings, file and result (ETag)", params: idParams, response: { 200: detailSchema, 304: z.null(), ...errors } } },
+    { schema: { ...common, operationId: "getTranscription", summary: "One transcription with its settings, file and result (ETag)", params: idParams, response: { 200: detailSchema, 304: notModifiedSchema, ...errors } } },
     async (request, reply) => {
       const { transcription } = await client.getTranscription({ userId: userId(request), id: request.params.id });
       if (!transcription) throw new AppError("not_found", "Transcription not found");
@@ -276,7 +322,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
 
   app.patch(
     "/api/v1/transcriptions/:id/rename",
-    { schema: { ...common, summary: "Rename a transcription", params: idParams, body: z.object({ new_name: z.string().max(10_000) }), response: { 200: listItemSchema, ...errors } } },
+    { schema: { ...common, operationId: "renameTranscription", summary: "Rename a transcription", params: idParams, body: renameSchema, response: { 200: listItemSchema, ...errors } } },
     async (request) => {
       const { transcription } = await client.renameTranscription({ userId: userId(request), id: request.params.id, newName: request.body.new_name });
       return toItem(transcription!);
@@ -285,7 +331,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
 
   app.delete(
     "/api/v1/transcriptions/:id",
-    { schema: { ...common, summary: "Delete a transcription (its audio is removed too)", params: idParams, response: { 204: z.null(), ...errors } } },
+    { schema: { ...common, operationId: "deleteTranscription", summary: "Delete a transcription (its audio is removed too)", params: idParams, response: { 204: deletedSchema, ...errors } } },
     async (request, reply) => {
       await client.deleteTranscription({ userId: userId(request), id: request.params.id });
       return reply.code(204).send(null);
@@ -297,10 +343,11 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
     {
       schema: {
         ...common,
+        operationId: "retryTranscription",
         summary: "Run a finished transcription again, optionally with other settings, without a new upload",
         params: idParams,
-        body: z.object({ settings: settingsSchema.optional() }).optional(),
-        response: { 200: z.object({ job_id: z.string() }), ...errors },
+        body: retrySchema.optional(),
+        response: { 200: retryResponseSchema, ...startErrors },
       },
     },
     async (request) => {
@@ -312,7 +359,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     "/api/v1/transcriptions/:id/audio-url",
-    { schema: { ...common, summary: "A short-lived URL to play the transcription's audio", params: idParams, response: { 200: audioUrlSchema, ...errors } } },
+    { schema: { ...common, operationId: "getTranscriptionAudioUrl", summary: "A short-lived URL to play the transcription's audio", params: idParams, response: { 200: audioUrlSchema, ...errors } } },
     async (request) => {
       const user = userId(request);
       const { transcription } = await client.getTranscription({ userId: user, id: request.params.id });
