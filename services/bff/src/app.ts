@@ -12,6 +12,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import type { BffConfig } from "./config.js";
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from "./http/api-error.js";
 import { authProxy } from "./http/auth-proxy.js";
+import { documentedAuthEndpoints } from "./http/auth-endpoints.js";
 import { crossSiteGuard } from "./http/csrf.js";
 import { recordRoutes } from "./http/route-table.js";
 import { drainUnreadBodies } from "./http/unread-body.js";
@@ -117,7 +118,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
       { prefix: EXPORT_STORAGE_PREFIX, url: urls.export, methods: ["GET", "HEAD"] },
     ],
   });
-  await authProxy(app, { authUrl: urls.auth, timeoutMs: config.SERVICE_TIMEOUT_MS });
+  await authProxy(app, { authUrl: urls.auth, timeoutMs: config.SERVICE_TIMEOUT_MS, documented: documentedAuthEndpoints });
   probeRoutes(app, { distDir: config.WEB_DIST_DIR });
   await spa(app, { distDir: config.WEB_DIST_DIR });
   return app;

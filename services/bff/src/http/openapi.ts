@@ -60,6 +60,8 @@ interface ResponseNote {
   description: string | undefined;
   /** Bytes of these types instead of JSON (meta `mediaTypes` on the response schema). */
   mediaTypes: string[] | undefined;
+  /** Response headers (meta `headers`: name → {description, schema}). */
+  headers: Record<string, Json> | undefined;
 }
 
 /** Problems with a route's self-description; an undocumented route fails the BFF's start. */
@@ -80,13 +82,16 @@ export function documentationProblems(route: Pick<RouteOptions, "method" | "url"
   return problems;
 }
 
-function noteOf(schema: unknown): ResponseNote {
-  if (!schema || typeof schema !== "object") return { description: undefined, mediaTypes: undefined };
+function noteOf(status: string, schema: unknown): ResponseNote {
+  if (!schema || typeof schema !== "object") return { description: undefined, mediaTypes: undefined, headers: undefined };
   const zodSchema = (schema as { properties?: unknown }).properties ?? schema;
-  const meta = globalRegistry.get(zodSchema as ZodType) as { description?: unknown; mediaTypes?: unknown } | undefined;
+  const meta = globalRegistry.get(zodSchema as ZodType) as { id?: unknown; description?: unknown; mediaTypes?: unknown; headers?: unknown } | undefined;
+  // A shared error component's own description says what the body is, not what this refusal means.
+  const shared = meta?.id !== undefined && Number(status) >= 400;
   return {
-    description: schema === apiErrorSchema ? undefined : typeof meta?.description === "string" ? meta.description : (zodSchema as { description?: string }).description,
+    description: !shared && typeof meta?.description === "string" ? meta.description : undefined,
     mediaTypes: Array.isArray(meta?.mediaTypes) ? (meta.mediaTypes as string[]) : undefined,
+    headers: meta?.headers && typeof meta.headers === "object" ? (meta.headers as Record<string, Json>) : undefined,
   };
 }
 
@@ -156,7 +161,7 @@ export async function openApi(app: FastifyInstance, settings: OpenApiSettings): 
       if (!schema?.hide && schema?.response) {
         const methods = Array.isArray(input.route.method) ? input.route.method : [input.route.method];
         const statuses = Object.fromEntries(
-          Object.entries(schema.response).map(([status, value]) => [status, noteOf(value)]),
+          Object.entries(schema.response).map(([status, value]) => [status, noteOf(status, value)]),
         );
         for (const method of methods) notes.set(`${method.toLowerCase()} ${openApiPath(input.url)}`, statuses);
       }
@@ -237,14 +242,20 @@ function finishDocument(document: OpenApiDocument, notes: Map<string, Record<str
       const conditional = "304" in responses;
       for (const [status, response] of Object.entries(responses)) {
         const content = response.content as Record<string, { schema?: Json }> | undefined;
-        const isError = Object.values(content ?? {}).some((media) => media.schema?.$ref === "#/components/schemas/ApiError");
+        const isError = Number(status) >= 400;
+        for (const media of Object.values(content ?? {})) {
+          if (!media.schema) continue;
+          // Meta keys that are about the response, not the body.
+          delete media.schema.headers;
+          delete media.schema.mediaTypes;
+        }
         const described = note[status]?.description ?? (isError ? errorDescriptions[status] : undefined) ?? emptyDescriptions[status];
         if (described) response.description = described;
         if (response.description === "Default Response") problems.push(`${method.toUpperCase()} ${path} ${status}: describe the response schema (.describe or .meta({description}))`);
         if (status === "204" || status === "304") delete response.content;
         const mediaTypes = note[status]?.mediaTypes;
         if (mediaTypes) response.content = Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: "string", format: "binary" } }]));
-        const headers: Record<string, Json> = {};
+        const headers: Record<string, Json> = { ...(note[status]?.headers ?? {}) };
         if (status === "429") headers["Retry-After"] = { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } };
         if (conditional && (status === "200" || status === "304")) {
           headers.ETag = { description: "Send it back in If-None-Match to get 304 while nothing changed", schema: { type: "string" } };
@@ -275,5 +286,12 @@ function finishDocument(document: OpenApiDocument, notes: Map<string, Record<str
   };
   visit(text);
   finished.components.schemas = Object.fromEntries(Object.entries(finished.components.schemas!).filter(([name]) => used.has(name)));
-  return finished;
+  // A request-only schema keeps its own name (UploadRequest, not UploadRequestInput): generated clients name classes after it.
+  let result = JSON.stringify(finished);
+  for (const name of Object.keys(finished.components.schemas)) {
+    const base = name.slice(0, -"Input".length);
+    if (!name.endsWith("Input") || base in finished.components.schemas) continue;
+    result = result.replaceAll(`"#/components/schemas/${name}"`, `"#/components/schemas/${base}"`).replace(`"${name}":{`, `"${base}":{`);
+  }
+  return JSON.parse(result) as OpenApiDocument;
 }
