@@ -19,6 +19,7 @@ import { drainUnreadBodies } from "./http/unread-body.js";
 import { refuseNulCharacters } from "./http/nul-guard.js";
 import { securityHeaders, thirdPartyOrigins } from "./http/security-headers.js";
 import { openApi, sessionCookieName } from "./http/openapi.js";
+import { apiDocs } from "./http/api-docs.js";
 import { probeRoutes } from "./http/probes.js";
 import { spa } from "./http/spa.js";
 import { createSessionResolver, requireSessionOnApi } from "./http/session.js";
@@ -78,6 +79,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
   });
 
   await openApi(app, { publicBaseUrl: config.PUBLIC_BASE_URL, sessionCookieName: sessionCookieName(config.NODE_ENV) });
+  apiDocs(app);
   const urls = upstreamUrls(config);
   const sessions = createSessionResolver(createAuthClient(urls, config.SERVICE_TIMEOUT_MS), { ttlMs: config.SESSION_CACHE_TTL_MS });
   requireSessionOnApi(app, sessions);

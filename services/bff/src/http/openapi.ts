@@ -254,7 +254,7 @@ function finishDocument(document: OpenApiDocument, notes: Map<string, Record<str
         if (response.description === "Default Response") problems.push(`${method.toUpperCase()} ${path} ${status}: describe the response schema (.describe or .meta({description}))`);
         if (status === "204" || status === "304") delete response.content;
         const mediaTypes = note[status]?.mediaTypes;
-        if (mediaTypes) response.content = Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: "string", format: "binary" } }]));
+        if (mediaTypes) response.content = Object.fromEntries(mediaTypes.map((type) => [type, { schema: type.startsWith("text/") ? { type: "string" } : { type: "string", format: "binary" } }]));
         const headers: Record<string, Json> = { ...(note[status]?.headers ?? {}) };
         if (status === "429") headers["Retry-After"] = { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } };
         if (conditional && (status === "200" || status === "304")) {
