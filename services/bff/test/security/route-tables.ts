@@ -22,7 +22,7 @@ export async function bffRoutes(): Promise<RouteEntry[]> {
  * The endpoints better-auth serves under /auth with the product's configuration (the
  * auth service's own authOptions), by path. Building it touches no database.
  */
-export async function authEndpoints(): Promise<Array<{ path: string; methods: string[] }>> {
+export async function authEndpoints(): Promise<Array<{ path: string; methods: string[]; body?: unknown; query?: unknown }>> {
   const pool = new pg.Pool({ connectionString: "postgres://unused@127.0.0.1:1/unused", max: 1 });
   const config = { ...loadConfig(authConfigSchema, {}), NODE_ENV: "test" as const };
   const auth = createAuth({
@@ -32,12 +32,13 @@ export async function authEndpoints(): Promise<Array<{ path: string; methods: st
     mailer: { send: async () => {}, sendMagicLink: async () => {} } as never,
     logger,
   });
-  const endpoints = Object.values(auth.api as Record<string, { path?: string; options?: { method?: string | string[] } }>)
+  const endpoints = Object.values(auth.api as Record<string, { path?: string; options?: { method?: string | string[]; body?: unknown; query?: unknown } }>)
     // Endpoints without a path are server-only (set-password): not reachable over HTTP.
     .filter((endpoint) => typeof endpoint.path === "string")
     .map((endpoint) => {
       const method = endpoint.options?.method ?? "GET";
-      return { path: endpoint.path!, methods: Array.isArray(method) ? method : [method] };
+      // Its own zod schemas of the body and query (the OpenAPI contract test compares the documented ones).
+      return { path: endpoint.path!, methods: Array.isArray(method) ? method : [method], body: endpoint.options?.body, query: endpoint.options?.query };
     });
   await pool.end();
   return endpoints;

@@ -1,0 +1,65 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { createLogger, loadConfig } from "@transcribe/platform";
+import { buildBff } from "../../src/app.js";
+import { bffConfigSchema } from "../../src/config.js";
+import type { RouteEntry } from "../../src/http/route-table.js";
+
+export const run = promisify(execFile);
+export const repoRoot = path.resolve(import.meta.dirname, "../../../..");
+
+export type OpenApiDocument = {
+  openapi: string;
+  servers?: Array<{ url: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Record<string, unknown>>; securitySchemes: Record<string, Record<string, unknown>> };
+};
+export interface Operation {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ in: string; name: string; required?: boolean }>;
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: Record<string, unknown> }> }>;
+}
+
+/** The document as the BFF serves it, and the BFF's route table, from one buildBff (no services needed). */
+export async function servedDocument(env: Record<string, string> = {}): Promise<{ document: OpenApiDocument; routes: RouteEntry[] }> {
+  const app = await buildBff(loadConfig(bffConfigSchema, { WEB_DIST_DIR: "/nonexistent", ...env }), createLogger("openapi-test", "silent"));
+  try {
+    await app.ready();
+    const response = await app.inject({ method: "GET", url: "/api/v1/openapi.json" });
+    if (response.statusCode !== 200) throw new Error(`openapi.json: ${response.statusCode} ${response.body.slice(0, 300)}`);
+    return { document: response.json() as OpenApiDocument, routes: [...app.routeTable] };
+  } finally {
+    await app.close();
+  }
+}
+
+/** Writes the document to a temporary file for a command-line tool; removed by the returned function. */
+export async function documentFile(document: unknown): Promise<{ file: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "openapi-"));
+  const file = path.join(dir, "openapi.json");
+  await writeFile(file, JSON.stringify(document, null, 2));
+  return { file, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The PyPI and Go tools (scripts/openapi-tools.sh install, which CI runs). Missing tools skip
+ * their tests, unless REQUIRE_OPENAPI_TOOLS=1 (CI), which makes the absence a failure.
+ */
+export const toolsDir = process.env.OPENAPI_TOOLS_DIR ?? path.join(homedir(), ".cache/transcribe/openapi-tools");
+export const pythonTools = path.join(toolsDir, "venv/bin");
+export const oasdiff = path.join(toolsDir, "bin/oasdiff");
+export const requireTools = process.env.REQUIRE_OPENAPI_TOOLS === "1";
+
+export function toolPresent(file: string): boolean {
+  const here = existsSync(file);
+  if (!here && requireTools) throw new Error(`${file} is missing: run scripts/openapi-tools.sh install (REQUIRE_OPENAPI_TOOLS=1)`);
+  return here;
+}
