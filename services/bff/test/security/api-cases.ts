@@ -64,6 +64,9 @@ async function bStillHasTranscription(ctx: MatrixContext) {
 /** Every route of the BFF under /api and /auth, keyed `METHOD pattern` (`*` for every method). */
 export const apiCases: Record<string, ApiCase> = {
   "GET /api/v1/openapi.json": public_(),
+  "GET /api/docs": public_(),
+  "GET /api/docs/redoc.js": public_(),
+  "GET /api/docs/init.js": public_(),
   "GET /api/v1/health": public_(),
   "GET /api/v1/me": {
     ...own("GET", "/api/v1/me"),
