@@ -56,7 +56,7 @@ def main() -> None:
 
     started = create_transcription.sync(
         client=client,
-        body=StartTranscription(file_id=upload.file_id, settings=TranscriptionSettings(model="whisper-tiny.en", language="en")),
+        body=StartTranscription(file_id=upload.file_id, settings=TranscriptionSettings(model="whisper-base", language="en")),
     )
     assert not isinstance(started, ApiError), started
 
