@@ -1,9 +1,11 @@
 import { copyFile, readFile } from "node:fs/promises";
 import path from "node:path";
+import Fastify from "fastify";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
 import { documentedAuthEndpoints } from "../../src/http/auth-endpoints.js";
-import { openApiPath } from "../../src/http/openapi.js";
+import { openApi, openApiPath } from "../../src/http/openapi.js";
 import type { RouteEntry } from "../../src/http/route-table.js";
 import { authEndpoints } from "../security/route-tables.js";
 import { documentFile, oasdiff, type OpenApiDocument, type Operation, pythonTools, repoRoot, run, servedDocument, toolPresent } from "./document.js";
@@ -208,5 +210,36 @@ describe("the served OpenAPI document", () => {
         await remove();
       }
     });
+  });
+});
+
+describe("the rule every new route follows", () => {
+  const bare = async () => {
+    const app = Fastify().withTypeProvider<ZodTypeProvider>();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    await openApi(app, { publicBaseUrl: "http://localhost:8080", sessionCookieName: "better-auth.session_token" });
+    return app;
+  };
+  const ok = z.object({ done: z.boolean() }).describe("Done");
+
+  it("a route without operationId, tags or security cannot be registered", async () => {
+    const app = await bare();
+    expect(() => app.get("/api/v1/undocumented", { schema: { summary: "Something", response: { 200: ok } } }, async () => ({ done: true }))).toThrow(
+      /GET \/api\/v1\/undocumented is not documented for OpenAPI: operationId \(camelCase\) is missing or malformed; tags are missing; security is missing/,
+    );
+    expect(() => app.get("/api/v1/snake", { schema: { operationId: "list_things", summary: "S", tags: ["meta"], security: [], response: { 200: ok } } }, async () => ({ done: true }))).toThrow(/operationId/);
+    app.get("/api/v1/fine", { schema: { operationId: "getFine", summary: "Fine", tags: ["meta"], security: [], response: { 200: ok } } }, async () => ({ done: true }));
+    expect(() => app.post("/api/v1/other", { schema: { operationId: "getFine", summary: "Again", tags: ["meta"], security: [], response: { 200: ok } } }, async () => ({ done: true }))).toThrow(
+      /operationId getFine is used by GET \/api\/v1\/fine and POST \/api\/v1\/other/,
+    );
+    await app.close();
+  });
+
+  it("a response without a description stops the start", async () => {
+    const app = await bare();
+    app.get("/api/v1/vague", { schema: { operationId: "getVague", summary: "Vague", tags: ["meta"], security: [], response: { 200: z.object({ x: z.number() }) } } }, async () => ({ x: 1 }));
+    await expect(app.ready()).rejects.toThrow(/GET \/api\/v1\/vague 200: describe the response schema/);
+    await app.close().catch(() => {});
   });
 });
