@@ -297,7 +297,8 @@ describe("error bodies in production: no stack, paths, SQL or internal addresses
     [auth, media] = await Promise.all([startAuth({ AUTH_BASE_URL: origin }), startMedia()]);
     const env = { NODE_ENV: "production", PUBLIC_BASE_URL: origin, AUTH_URL: auth.server.url };
     bff = await startBff({ ...env, PORT: String(port), MEDIA_URL: media.url }, (app) => {
-      app.get("/api/v1/security-test/throws", { config: { public: true } }, async () => {
+      // A test-only route: hidden from the OpenAPI document (every documented route needs operationId, summary, ...).
+      app.get("/api/v1/security-test/throws", { config: { public: true }, schema: { hide: true } }, async () => {
         throw new Error('relation "secret_table" does not exist (SELECT * FROM secret_table) at /work/main/services/bff/src/x.ts:12:3');
       });
     });
