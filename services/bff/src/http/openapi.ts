@@ -273,6 +273,15 @@ function finishDocument(document: OpenApiDocument, notes: Map<string, Record<str
   }
   if (problems.length > 0) throw new Error(`The OpenAPI document is incomplete:\n${problems.join("\n")}`);
 
+  // A tag a route uses but the list above lacks is still declared (without a description), so reference pages group it.
+  const tags = (finished.tags ?? []) as Array<{ name: string }>;
+  for (const item of Object.values(finished.paths)) {
+    for (const operation of Object.values(item)) {
+      for (const tag of (operation.tags ?? []) as string[]) if (!tags.some((t) => t.name === tag)) tags.push({ name: tag });
+    }
+  }
+  finished.tags = tags;
+
   // Components nothing refers to any more (the unused input copies) are noise for generators.
   const text = JSON.stringify({ ...finished, components: { ...finished.components, schemas: {} } });
   const used = new Set<string>();
