@@ -44,6 +44,7 @@ BLOCK_SECONDS = 60.0
 # between cluster averages above which two clusters are different people.
 DEFAULT_THRESHOLD = 0.30
 MAX_CLUSTER_WINDOWS = 2000
+WEIGHTS_MEMBER = "resemblyzer/pretrained.pt"
 BATCH = 128
 
 
@@ -97,7 +98,20 @@ def load_weights(path: str) -> dict:
     if not os.path.isfile(path):
         raise DiarizeError("not_found", f"Speaker-encoder weights not found: {path}")
     storages: dict = {}
-    with open(path, "rb") as f:
+    if path.endswith(".whl"):
+        # The weights stay inside Resemblyzer's wheel, as verified (sha256) on download.
+        import io
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(path) as wheel:
+                data = wheel.read(WEIGHTS_MEMBER)
+        except (zipfile.BadZipFile, KeyError) as error:
+            raise DiarizeError("bad_model", f"Cannot read {WEIGHTS_MEMBER} from {path}: {error}") from error
+        source = io.BytesIO(data)
+    else:
+        source = open(path, "rb")
+    with source as f:
         try:
             for _ in range(3):  # magic number, protocol version, system info
                 pickle.load(f)

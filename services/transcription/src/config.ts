@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { ConfigError, env } from "@transcribe/platform";
 import { z } from "zod";
+import { SPEAKER_WHEEL } from "./engines/local/diarizer.js";
 import { parseModelPaths, type ModelLocations } from "./engines/local/models.js";
 
 const cacheDir = path.join(homedir(), ".cache", "transcribe");
@@ -33,6 +34,10 @@ export const transcriptionConfig = z.object({
   WHISPER_COMPUTE_TYPE: z.enum(["int8", "int8_float32", "float32", "int16"]).default("int8"),
   WHISPER_THREADS: z.coerce.number().int().min(0).default(0),
   WHISPER_BEAM_SIZE: z.coerce.number().int().min(1).max(10).default(5),
+  /** The diarizer's speaker-encoder weights (Resemblyzer's wheel); default <WHISPER_MODELS_DIR or DATA_DIR/models>/speaker-encoder/. */
+  DIARIZATION_WEIGHTS: env.optionalString(),
+  /** Cosine distance above which two voices are different people (decision 0019). */
+  DIARIZATION_THRESHOLD: z.coerce.number().positive().max(2).optional(),
 });
 export type TranscriptionConfig = z.infer<typeof transcriptionConfig>;
 
@@ -89,4 +94,13 @@ export function modelLocations(config: TranscriptionConfig): ModelLocations {
     dataModelsDir: path.resolve(config.DATA_DIR, "models"),
     allowDownload: config.WHISPER_DOWNLOAD,
   };
+}
+
+/** Where the worker looks for the diarizer's weights, in order. */
+export function speakerWeightsCandidates(config: TranscriptionConfig): string[] {
+  if (config.DIARIZATION_WEIGHTS) return [path.resolve(config.DIARIZATION_WEIGHTS)];
+  return [
+    ...(config.WHISPER_MODELS_DIR ? [path.resolve(config.WHISPER_MODELS_DIR, "speaker-encoder", SPEAKER_WHEEL)] : []),
+    path.resolve(config.DATA_DIR, "models", "speaker-encoder", SPEAKER_WHEEL),
+  ];
 }

