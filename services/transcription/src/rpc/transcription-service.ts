@@ -356,8 +356,9 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const counts = validateSpeakerCounts(request.minSpeakers, request.maxSpeakers);
       const existing = await findTranscription(db, userId, id);
       if (!existing) throw notFound();
-      if (!existing.result_id || existing.status !== "completed") {
-        throw new AppError("failed_precondition", "Speakers can be identified only on a finished transcript");
+      if (!existing.result_id) throw new AppError("failed_precondition", "Speakers can be identified only on a finished transcript");
+      if (!canRetry(existing.status)) {
+        throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
       }
       const { minSpeakers: _min, maxSpeakers: _max, ...rest } = existing.settings;
       const settings: JobSettings = { ...rest, diarize: true, ...counts };
@@ -368,7 +369,8 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
           .set({ status: "pending", error: null, current_job_id: jobId, settings: json(settings), updated_at: sql`now()` })
           .where("id", "=", id)
           .where("user_id", "=", userId)
-          .where("status", "=", "completed")
+          .where("status", "in", ["completed", "failed"])
+          .where("result_id", "is not", null)
           .executeTakeFirst();
         if (Number(moved.numUpdatedRows) !== 1) {
           throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
