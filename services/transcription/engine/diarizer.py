@@ -45,7 +45,7 @@ BLOCK_SECONDS = 60.0
 DEFAULT_THRESHOLD = 0.30
 MAX_CLUSTER_WINDOWS = 2000
 WEIGHTS_MEMBER = "resemblyzer/pretrained.pt"
-BATCH = 128
+BATCH = 32
 
 
 class DiarizeError(Exception):
@@ -280,15 +280,15 @@ def speech_regions(block: np.ndarray, offset: float) -> list:
     ]
 
 
-def window_starts(start: float, end: float) -> list:
+def window_starts(start: float, end: float, step: float = STEP_SECONDS) -> list:
     length = end - start
     if length < MIN_REGION_SECONDS:
         return []
     if length <= WINDOW_SECONDS:
         return [start]
-    count = int(np.ceil((length - WINDOW_SECONDS) / STEP_SECONDS)) + 1
+    count = int(np.ceil((length - WINDOW_SECONDS) / step)) + 1
     last = end - WINDOW_SECONDS
-    return [min(start + k * STEP_SECONDS, last) for k in range(count)]
+    return [min(start + k * step, last) for k in range(count)]
 
 
 # --- clustering ------------------------------------------------------------------------------
@@ -373,6 +373,8 @@ def diarize(request: dict) -> dict:
     min_speakers = int(request.get("min_speakers") or 1)
     max_speakers = request.get("max_speakers")
     max_speakers = int(max_speakers) if max_speakers else None
+    step = float(request.get("step") or STEP_SECONDS)
+    cpu_started = _cpu_seconds()
 
     regions: list = []  # merged speech regions, seconds
     windows: list = []  # (start, end) of each embedded window
@@ -399,7 +401,7 @@ def diarize(request: dict) -> dict:
                 continue
             if region[1] > horizon and not final:
                 break
-            for s in window_starts(region[0], region[1]):
+            for s in window_starts(region[0], region[1], step):
                 a = int(round((s - buffer_start) * SAMPLE_RATE))
                 clip = buffer[max(0, a) : a + WINDOW_FRAMES * HOP]
                 if len(clip) < WINDOW_FRAMES * HOP:
@@ -443,9 +445,16 @@ def diarize(request: dict) -> dict:
             "speech_seconds": round(sum(r[1] - r[0] for r in regions), 3),
             "windows": len(windows),
             "run_seconds": round(time.monotonic() - started, 3),
+            "cpu_seconds": round(_cpu_seconds() - cpu_started, 3),
             "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         },
     }
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def to_turns(regions: list, windows: list, labels: np.ndarray, frame: float = 0.05) -> list:

@@ -16,6 +16,8 @@ export interface DiarizerOptions {
   weightsCandidates: string[];
   /** The speaker-distance threshold; undefined keeps the tuned default. */
   threshold?: number | undefined;
+  /** Seconds between embedding windows; undefined keeps the engine's default (benchmarks vary it). */
+  step?: number | undefined;
 }
 
 export type WeightsResolution = { kind: "found"; path: string } | { kind: "missing"; message: string };
@@ -34,7 +36,7 @@ export function resolveSpeakerWeights(candidates: readonly string[]): WeightsRes
 export interface DiarizeOutput {
   turns: SpeakerTurn[];
   speakers: string[];
-  stats: { duration: number; speech_seconds: number; windows: number; run_seconds: number; max_rss_mb: number };
+  stats: { duration: number; speech_seconds: number; windows: number; run_seconds: number; cpu_seconds: number; max_rss_mb: number };
 }
 
 /**
@@ -54,6 +56,7 @@ export function diarizeFile(
     min_speakers: request.minSpeakers ?? null,
     max_speakers: request.maxSpeakers ?? null,
     threshold: options.threshold ?? null,
+    step: options.step ?? null,
   });
   return new Promise((resolve, reject) => {
     const child = spawn(options.python, ["-u", diarizerScript, payload], { stdio: ["ignore", "pipe", "pipe"], signal: request.signal });
