@@ -10,8 +10,12 @@ import { buildConversation, buildSilence, DIALOGUE } from "../../../bench/diariz
 import { diarizationErrorRate } from "../../../bench/diarization/der.js";
 import { assignSpeakers, validateSpeakerCounts, validateSpeakerName } from "../src/domain/speakers.js";
 import { diarizeFile, SPEAKER_WHEEL } from "../src/engines/local/diarizer.js";
+import type { Transcriber } from "../src/domain/transcriber.js";
+import { ElevenLabsTranscriber } from "../src/engines/cloud/elevenlabs.js";
+import { GroqTranscriber } from "../src/engines/cloud/groq.js";
 import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { JobRunner } from "../src/worker/job-runner.js";
+import { startElevenLabsServer, startGroqServer, type ProviderServer } from "./providers.js";
 import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, whisperModelsDir, whisperPython } from "./helpers.js";
 
 const weights = path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL);
@@ -102,15 +106,21 @@ describe.skipIf(diarizerUnavailable)("speakers through the service and the worke
   let database: Awaited<ReturnType<typeof migratedDatabase>>;
   let media: Awaited<ReturnType<typeof startMediaServer>>;
   let api: Awaited<ReturnType<typeof startTranscriptionApi>>;
+  let groq: ProviderServer & { close(): Promise<void> };
+  let scribe: ProviderServer;
   const alice = crypto.randomUUID();
   const bob = crypto.randomUUID();
 
   beforeAll(async () => {
     database = await migratedDatabase();
     media = await startMediaServer();
-    api = await startTranscriptionApi(database.db, media.url);
+    api = await startTranscriptionApi(database.db, media.url, whisperModelsDir, { groqKey: "gsk_test", elevenLabsKey: "xi_test" });
+    groq = await startGroqServer("gsk_test");
+    scribe = await startElevenLabsServer("xi_test");
   });
   afterAll(async () => {
+    await groq?.close();
+    await scribe?.close();
     await api?.close();
     await media?.close();
     await database?.close();
@@ -122,8 +132,12 @@ describe.skipIf(diarizerUnavailable)("speakers through the service and the worke
       media: createServiceClient(MediaService, media.url),
       logger,
       diarizer: { python: whisperPython, weightsCandidates },
-      createTranscriber: () =>
-        new LocalTranscriber({
+      createTranscriber: (provider): Transcriber =>
+        provider === "groq"
+          ? new GroqTranscriber({ apiKey: "gsk_test", baseURL: groq.url })
+          : provider === "elevenlabs"
+            ? new ElevenLabsTranscriber({ apiKey: "xi_test", baseURL: scribe.url })
+            : new LocalTranscriber({
           python: whisperPython,
           locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
           computeType: "int8",
@@ -238,6 +252,49 @@ describe.skipIf(diarizerUnavailable)("speakers through the service and the worke
       expect(failed.error).toMatch(/the speaker model is not installed/);
       // The transcript itself is kept.
       expect(failed.result!.text).toBe(done.result!.text);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("cloud models: Scribe's own speakers are asked for and mapped; Groq's words get the local diarizer's turns", { timeout: 600_000 }, async () => {
+    const conversation = buildConversation({ lines: DIALOGUE.slice(0, 4) });
+    const words = { timestampGranularities: [TimestampGranularity.SEGMENT, TimestampGranularity.WORD] };
+    const check = (result: NonNullable<Awaited<ReturnType<typeof settled>>["result"]>) => {
+      expect(result.speakers.map((s) => s.id)).toEqual(["S1", "S2"]);
+      const all = result.segments.flatMap((s) => s.words);
+      const agree = all.filter((w) => {
+        const mid = (w.start + w.end) / 2;
+        const turn = conversation.turns.find((t) => mid >= t.start - 0.3 && mid <= t.end + 0.3);
+        return turn && (turn.speaker === "A") === (w.speaker === "S1");
+      });
+      expect(agree.length / all.length).toBeGreaterThanOrEqual(0.9);
+    };
+
+    // ElevenLabs: the worker has no speaker model, so any speakers are Scribe's own.
+    const scribeFile = media.addFile({ userId: alice, audioPath: conversation.path, duration: conversation.duration });
+    const scribeJob = await api.client.createTranscription({ userId: alice, fileId: scribeFile.id, settings: { model: "scribe-v1", language: "en", diarize: true, ...words } });
+    let worker = runner([path.join(tmpdir(), "no-speaker-model", SPEAKER_WHEEL)]);
+    worker.start();
+    try {
+      const done = await settled(alice, scribeJob.transcriptionId);
+      expect(done.error).toBeUndefined();
+      expect(scribe.requests.at(-1)!.fields).toMatchObject({ diarize: "true", model_id: "scribe_v2" });
+      check(done.result!);
+      expect(done.result!.speakersNote).toBeUndefined();
+    } finally {
+      await worker.stop();
+    }
+
+    // Groq has no diarization: the local diarizer's turns are joined to its words by time.
+    const groqFile = media.addFile({ userId: alice, audioPath: conversation.path, duration: conversation.duration });
+    const groqJob = await api.client.createTranscription({ userId: alice, fileId: groqFile.id, settings: { model: "whisper-large-v3", language: "en", diarize: true, ...words } });
+    worker = runner([weights]);
+    worker.start();
+    try {
+      const done = await settled(alice, groqJob.transcriptionId);
+      expect(done.error).toBeUndefined();
+      check(done.result!);
     } finally {
       await worker.stop();
     }
