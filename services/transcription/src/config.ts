@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { ConfigError, env } from "@transcribe/platform";
 import { z } from "zod";
-import { SPEAKER_WHEEL } from "./engines/local/diarizer.js";
+import { SPEAKER_WHEEL, SPEAKER_WHEEL_URL } from "./engines/local/diarizer.js";
 import { parseModelPaths, type ModelLocations } from "./engines/local/models.js";
 
 const cacheDir = path.join(homedir(), ".cache", "transcribe");
@@ -36,6 +36,10 @@ export const transcriptionConfig = z.object({
   WHISPER_BEAM_SIZE: z.coerce.number().int().min(1).max(10).default(5),
   /** The diarizer's speaker-encoder weights (Resemblyzer's wheel); default <WHISPER_MODELS_DIR or DATA_DIR/models>/speaker-encoder/. */
   DIARIZATION_WEIGHTS: env.optionalString(),
+  /** Fetch the speaker encoder into <DATA_DIR>/models/speaker-encoder/ on first use when it is nowhere else. */
+  DIARIZATION_DOWNLOAD: env.boolean(true),
+  /** Where to fetch it from (default: PyPI's file URL of Resemblyzer 0.1.4); its sha256 is pinned. */
+  DIARIZATION_WEIGHTS_URL: env.optionalHttpUrl(),
   /** Cosine distance above which two voices are different people (decision 0019). */
   DIARIZATION_THRESHOLD: z.coerce.number().positive().max(2).optional(),
 });
@@ -103,4 +107,10 @@ export function speakerWeightsCandidates(config: TranscriptionConfig): string[] 
     ...(config.WHISPER_MODELS_DIR ? [path.resolve(config.WHISPER_MODELS_DIR, "speaker-encoder", SPEAKER_WHEEL)] : []),
     path.resolve(config.DATA_DIR, "models", "speaker-encoder", SPEAKER_WHEEL),
   ];
+}
+
+/** The diarizer's first-run download, unless turned off or an explicit file is configured. */
+export function speakerWeightsDownload(config: TranscriptionConfig): { url: string; to: string } | undefined {
+  if (!config.DIARIZATION_DOWNLOAD || config.DIARIZATION_WEIGHTS) return undefined;
+  return { url: config.DIARIZATION_WEIGHTS_URL ?? SPEAKER_WHEEL_URL, to: path.resolve(config.DATA_DIR, "models", "speaker-encoder", SPEAKER_WHEEL) };
 }

@@ -1,6 +1,6 @@
 import { commonConfigSchema, ConfigError, createServiceClient, loadConfigOrExit, runService } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";
-import { checkDrain, modelLocations, speakerWeightsCandidates, workerConfig } from "./config.js";
+import { checkDrain, modelLocations, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
 import type { Db } from "./db/repository.js";
 import { TranscriberError, type Transcriber } from "./domain/transcriber.js";
@@ -41,6 +41,7 @@ await runService({
       diarizer: {
         python: config.WHISPER_PYTHON,
         weightsCandidates: speakerWeightsCandidates(config),
+        download: speakerWeightsDownload(config),
         threshold: config.DIARIZATION_THRESHOLD,
       },
       createTranscriber: (provider): Transcriber => {

