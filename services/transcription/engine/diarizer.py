@@ -317,8 +317,6 @@ def cluster(embeddings: np.ndarray, threshold: float, min_speakers: int, max_spe
     distance = (1.0 - embeddings @ embeddings.T).astype(np.float64)
     np.fill_diagonal(distance, np.inf)
     sizes = np.ones(n)
-    alive = np.ones(n, bool)
-    members = list(range(n))
     parent = np.arange(n)
     clusters = n
     floor = max(1, min_speakers)
@@ -336,10 +334,8 @@ def cluster(embeddings: np.ndarray, threshold: float, min_speakers: int, max_spe
         distance[b] = np.inf
         distance[:, b] = np.inf
         sizes[a] += sizes[b]
-        alive[b] = False
         parent[parent == b] = a
         clusters -= 1
-    del members
     _, labels = np.unique(parent, return_inverse=True)
     return labels
 
