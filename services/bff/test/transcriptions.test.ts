@@ -10,7 +10,9 @@ import { type AuthHarness, signInWithMagicLink, startAuth } from "../../auth/tes
 import { startMedia, waitFor, type MediaHarness } from "../../media/test/harness.js";
 import { LocalTranscriber } from "../../transcription/src/engines/local/local-transcriber.js";
 import { transcriptionServiceImpl } from "../../transcription/src/rpc/transcription-service.js";
+import { SPEAKER_WHEEL } from "../../transcription/src/engines/local/diarizer.js";
 import { JobRunner } from "../../transcription/src/worker/job-runner.js";
+import { buildConversation, DIALOGUE } from "../../../bench/diarization/conversation.js";
 import { engineUnavailable, migratedDatabase, synthesize, whisperModelsDir, whisperPython, wordErrorRate } from "../../transcription/test/helpers.js";
 import { buildBff } from "../src/app.js";
 import { bffConfigSchema } from "../src/config.js";
@@ -66,6 +68,7 @@ describe.skipIf(engineUnavailable)("transcriptions through the BFF", () => {
       db: database.db,
       media: mediaClient,
       logger,
+      diarizer: { python: whisperPython, weightsCandidates: [path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL)] },
       createTranscriber: () =>
         new LocalTranscriber({
           python: whisperPython,
@@ -197,5 +200,58 @@ describe.skipIf(engineUnavailable)("transcriptions through the BFF", () => {
 
     expect((await api(alice, "DELETE", `/api/v1/transcriptions/${id}`)).status).toBe(204);
     expect((await api(alice, "GET", `/api/v1/transcriptions/${id}`)).status).toBe(404);
+  });
+
+  it("identifies speakers, renames one (clear 400s, 404 for others), re-runs diarization alone", { timeout: 600_000 }, async () => {
+    const conversation = buildConversation({ lines: DIALOGUE.slice(0, 4), dir });
+    const fileId = await upload(alice, conversation.path, conversation.duration);
+    const badCount = await api(alice, "POST", "/api/v1/transcriptions", { file_id: fileId, settings: { model: "whisper-tiny.en", language: "en", diarize: true, max_speakers: 0 } });
+    expect(badCount.status).toBe(400);
+    expect(((await badCount.json()) as { error: { message: string } }).error.message).toBe("Maximum number of speakers must be a whole number from 1 to 20");
+    const started = await api(alice, "POST", "/api/v1/transcriptions", { file_id: fileId, settings: { model: "whisper-tiny.en", language: "en", diarize: true, timestamp_granularities: ["segment", "word"] } });
+    expect(started.status).toBe(200);
+    const { transcription_id: id } = (await started.json()) as { transcription_id: string };
+    type Detail = {
+      status: string;
+      config: { diarize: boolean };
+      result: { id: string; text: string; speakers: Array<{ id: string; name: string }>; segments: Array<{ speaker?: string; words?: Array<{ speaker?: string }> }> };
+    };
+    const detail = async () => (await (await api(alice, "GET", `/api/v1/transcriptions/${id}`)).json()) as Detail;
+    const done = await waitFor(async () => {
+      const d = await detail();
+      return d.status === "completed" || d.status === "failed" ? d : undefined;
+    }, "the diarized transcription", 400_000);
+    expect(done.status).toBe("completed");
+    expect(done.config.diarize).toBe(true);
+    expect(done.result.speakers).toEqual([
+      { id: "S1", name: "S1" },
+      { id: "S2", name: "S2" },
+    ]);
+    expect(done.result.segments.every((s) => s.speaker && s.words!.every((w) => w.speaker === s.speaker))).toBe(true);
+
+    const rename = (cookie: string, speaker: string, body: unknown) => api(cookie, "PATCH", `/api/v1/transcriptions/${id}/speakers/${speaker}`, body);
+    const ok = await rename(alice, "S1", { name: "  Alice  " });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ speakers: [{ id: "S1", name: "Alice" }, { id: "S2", name: "S2" }] });
+    const empty = await rename(alice, "S1", { name: "   " });
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as { error: { message: string } }).error.message).toBe("Speaker name cannot be empty");
+    const long = await rename(alice, "S1", { name: "y".repeat(81) });
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as { error: { message: string } }).error.message).toBe("Speaker name is too long (max 80 characters)");
+    expect((await rename(alice, "S1", {})).status).toBe(400);
+    expect((await rename(alice, "S7", { name: "Nobody" })).status).toBe(404);
+    expect((await rename(bob, "S1", { name: "Mallory" })).status).toBe(404);
+    expect((await api(bob, "POST", `/api/v1/transcriptions/${id}/diarize`, {})).status).toBe(404);
+    expect((await detail()).result.speakers[0]).toEqual({ id: "S1", name: "Alice" });
+
+    const again = await api(alice, "POST", `/api/v1/transcriptions/${id}/diarize`, { max_speakers: 1 });
+    expect(again.status).toBe(200);
+    const rediarized = await waitFor(async () => {
+      const d = await detail();
+      return d.status === "completed" && d.result.id !== done.result.id ? d : undefined;
+    }, "diarization alone", 300_000);
+    expect(rediarized.result.text).toBe(done.result.text);
+    expect(rediarized.result.speakers).toEqual([{ id: "S1", name: "S1" }]);
   });
 });

@@ -66,6 +66,9 @@ function assertExportable(transcription: Transcription): void {
 /** The protobuf detail as the renderers' plain model. */
 export function toTranscript(transcription: Transcription): Transcript {
   const result = transcription.result!;
+  // Exports show the names people gave the speakers, never the stale ids.
+  const names = new Map(result.speakers.map((s) => [s.id, s.name]));
+  const nameOf = (id: string | undefined) => (id ? (names.get(id) ?? id) : undefined);
   const segments = result.segments.map((segment, index) => ({
     id: segment.id || index,
     start: segment.start,
@@ -76,7 +79,9 @@ export function toTranscript(transcription: Transcription): Transcript {
       start: word.start,
       end: word.end,
       ...(word.probability !== undefined ? { probability: word.probability } : {}),
+      ...(nameOf(word.speaker) ? { speaker: nameOf(word.speaker)! } : {}),
     })),
+    ...(nameOf(segment.speaker) ? { speaker: nameOf(segment.speaker)! } : {}),
   }));
   const fileName = transcription.audioFile?.fileName || undefined;
   const language = result.language || transcription.config?.language || undefined;
@@ -91,5 +96,6 @@ export function toTranscript(transcription: Transcription): Transcript {
     duration: result.duration || (segments.at(-1)?.end ?? 0),
     text: result.text,
     segments,
+    speakers: result.speakers.map((s) => ({ id: s.id, name: s.name })),
   };
 }

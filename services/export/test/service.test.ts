@@ -19,7 +19,7 @@ import {
   type ServiceServer,
 } from "@transcribe/platform";
 import { createTestDatabase, freePort } from "@transcribe/platform/testing";
-import { TranscriptDeletedSchema, UserDeletedSchema } from "@transcribe/proto/events/v1/events";
+import { TranscriptDeletedSchema, TranscriptSpeakerRenamedSchema, UserDeletedSchema } from "@transcribe/proto/events/v1/events";
 import { ExportFormat, ExportService } from "@transcribe/proto/export/v1/export";
 import { TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcription";
 import mammoth from "mammoth";
@@ -251,10 +251,15 @@ describe.skipIf(!fonts && !inCi)("ExportService (real PostgreSQL, Connect, files
     };
     expect(await byTranscript()).toEqual({ [DONE]: 2, [DONE_TOO]: 1, [BOBS]: 2 });
 
+    // A renamed speaker makes the transcript's earlier files stale: they go, others stay.
+    await handler(toEnvelope(newEvent(TranscriptSpeakerRenamedSchema, { transcriptId: DONE_TOO, userId: ALICE, speakerId: "S1", oldName: "S1", newName: "Alice" })));
+    expect(await byTranscript()).toEqual({ [DONE]: 2, [BOBS]: 2 });
+    expect((await storedFiles()).filter((file) => file.includes(DONE_TOO))).toEqual([]);
+
     const deleted = toEnvelope(newEvent(TranscriptDeletedSchema, { transcriptId: DONE, userId: ALICE, rawKey: "r", processedKey: "p" }));
     await handler(deleted);
     await handler(deleted); // redelivered: nothing more happens
-    expect(await byTranscript()).toEqual({ [DONE_TOO]: 1, [BOBS]: 2 });
+    expect(await byTranscript()).toEqual({ [BOBS]: 2 });
     expect((await storedFiles()).filter((file) => file.includes(DONE))).toEqual([]);
 
     await handler(toEnvelope(newEvent(UserDeletedSchema, { userId: ALICE })));

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { ConfigError, env } from "@transcribe/platform";
 import { z } from "zod";
+import { SPEAKER_WHEEL, SPEAKER_WHEEL_URL } from "./engines/local/diarizer.js";
 import { parseModelPaths, type ModelLocations } from "./engines/local/models.js";
 
 const cacheDir = path.join(homedir(), ".cache", "transcribe");
@@ -33,6 +34,14 @@ export const transcriptionConfig = z.object({
   WHISPER_COMPUTE_TYPE: z.enum(["int8", "int8_float32", "float32", "int16"]).default("int8"),
   WHISPER_THREADS: z.coerce.number().int().min(0).default(0),
   WHISPER_BEAM_SIZE: z.coerce.number().int().min(1).max(10).default(5),
+  /** The diarizer's speaker-encoder weights (Resemblyzer's wheel); default <WHISPER_MODELS_DIR or DATA_DIR/models>/speaker-encoder/. */
+  DIARIZATION_WEIGHTS: env.optionalString(),
+  /** Fetch the speaker encoder into <DATA_DIR>/models/speaker-encoder/ on first use when it is nowhere else. */
+  DIARIZATION_DOWNLOAD: env.boolean(true),
+  /** Where to fetch it from (default: PyPI's file URL of Resemblyzer 0.1.4); its sha256 is pinned. */
+  DIARIZATION_WEIGHTS_URL: env.optionalHttpUrl(),
+  /** Cosine distance above which two voices are different people (decision 0019). */
+  DIARIZATION_THRESHOLD: z.coerce.number().positive().max(2).optional(),
 });
 export type TranscriptionConfig = z.infer<typeof transcriptionConfig>;
 
@@ -89,4 +98,19 @@ export function modelLocations(config: TranscriptionConfig): ModelLocations {
     dataModelsDir: path.resolve(config.DATA_DIR, "models"),
     allowDownload: config.WHISPER_DOWNLOAD,
   };
+}
+
+/** Where the worker looks for the diarizer's weights, in order. */
+export function speakerWeightsCandidates(config: TranscriptionConfig): string[] {
+  if (config.DIARIZATION_WEIGHTS) return [path.resolve(config.DIARIZATION_WEIGHTS)];
+  return [
+    ...(config.WHISPER_MODELS_DIR ? [path.resolve(config.WHISPER_MODELS_DIR, "speaker-encoder", SPEAKER_WHEEL)] : []),
+    path.resolve(config.DATA_DIR, "models", "speaker-encoder", SPEAKER_WHEEL),
+  ];
+}
+
+/** The diarizer's first-run download, unless turned off or an explicit file is configured. */
+export function speakerWeightsDownload(config: TranscriptionConfig): { url: string; to: string } | undefined {
+  if (!config.DIARIZATION_DOWNLOAD || config.DIARIZATION_WEIGHTS) return undefined;
+  return { url: config.DIARIZATION_WEIGHTS_URL ?? SPEAKER_WHEEL_URL, to: path.resolve(config.DATA_DIR, "models", "speaker-encoder", SPEAKER_WHEEL) };
 }

@@ -1,6 +1,6 @@
 import { commonConfigSchema, ConfigError, createServiceClient, loadConfigOrExit, runService } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";
-import { checkDrain, modelLocations, workerConfig } from "./config.js";
+import { checkDrain, modelLocations, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
 import type { Db } from "./db/repository.js";
 import { TranscriberError, type Transcriber } from "./domain/transcriber.js";
@@ -38,6 +38,12 @@ await runService({
       db,
       media,
       logger,
+      diarizer: {
+        python: config.WHISPER_PYTHON,
+        weightsCandidates: speakerWeightsCandidates(config),
+        download: speakerWeightsDownload(config),
+        threshold: config.DIARIZATION_THRESHOLD,
+      },
       createTranscriber: (provider): Transcriber => {
         if (provider === "local") {
           return new LocalTranscriber({

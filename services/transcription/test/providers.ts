@@ -3,6 +3,8 @@ import { writeFile, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { assignSpeakers } from "../src/domain/speakers.js";
+import { diarizeFile, SPEAKER_WHEEL } from "../src/engines/local/diarizer.js";
 import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { logger, whisperModelsDir, whisperPython } from "./helpers.js";
 
@@ -196,11 +198,21 @@ export async function startElevenLabsServer(apiKey: string): Promise<ProviderSer
     if (!file) return json(res, 422, { detail: [{ loc: ["body", "file"], msg: "field required", type: "value_error.missing" }] });
     const code = typeof fields.language_code === "string" ? fields.language_code : undefined;
     const local = await transcribeUpload(transcriber, file.bytes, "tiny.en", code === "eng" ? "en" : code, "transcribe");
-    const words = local.segments.flatMap((s) => s.words);
-    const out: Array<{ text: string; start: number; end: number; type: string; logprob?: number }> = [];
+    // diarize=true: Scribe puts speaker_id ("speaker_0", …) on every word. This stand-in
+    // works out who spoke with the local diarizer, as its words come from the local engine.
+    const speakerIds = fields.diarize === "true" ? await scribeSpeakers(file.bytes, local.segments, Number(fields.num_speakers) || undefined) : undefined;
+    const words = (speakerIds ?? local.segments).flatMap((s) => s.words);
+    const out: Array<{ text: string; start: number; end: number; type: string; logprob?: number; speaker_id?: string }> = [];
     for (const [i, w] of words.entries()) {
       if (i > 0) out.push({ text: " ", start: words[i - 1]!.end, end: w.start, type: "spacing" });
-      out.push({ text: w.word.trim(), start: w.start, end: w.end, type: "word", logprob: Math.log(w.probability ?? 0.9) });
+      out.push({
+        text: w.word.trim(),
+        start: w.start,
+        end: w.end,
+        type: "word",
+        logprob: Math.log(w.probability ?? 0.9),
+        ...(w.speaker ? { speaker_id: `speaker_${Number(w.speaker.slice(1)) - 1}` } : {}),
+      });
     }
     return json(res, 200, {
       language_code: local.sourceLanguage === "en" ? "eng" : local.sourceLanguage,
@@ -211,4 +223,18 @@ export async function startElevenLabsServer(apiKey: string): Promise<ProviderSer
     });
   });
   return { ...server, close: async () => { await server.close(); await transcriber.close(); } };
+}
+
+async function scribeSpeakers(bytes: Buffer, segments: Parameters<typeof assignSpeakers>[0], maxSpeakers: number | undefined) {
+  const file = path.join(tmpdir(), `provider-${randomUUID()}.flac`);
+  await writeFile(file, bytes);
+  try {
+    const out = await diarizeFile(
+      { python: whisperPython, weightsCandidates: [path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL)] },
+      { audioPath: file, maxSpeakers, signal: new AbortController().signal },
+    );
+    return assignSpeakers(segments, out.turns).segments;
+  } finally {
+    await rm(file, { force: true });
+  }
 }

@@ -68,6 +68,9 @@ export const settingsSchema = z
     timestamp_granularities: z.array(z.enum(["segment", "word"])).optional(),
     temperature: z.number().optional().describe("0 to 1, default 0"),
     prompt: z.string().max(2000).optional(),
+    diarize: z.boolean().optional().describe("Identify speakers (who said what); default false"),
+    min_speakers: z.number().int().optional().describe("1 to 20, with diarize; unset: estimated"),
+    max_speakers: z.number().int().optional().describe("1 to 20, at least min_speakers, with diarize; unset: estimated"),
   })
   .meta({ id: "TranscriptionSettings", description: "How to transcribe (spec §3 settings)" });
 
@@ -96,7 +99,13 @@ const listSchema = z
   .meta({ id: "TranscriptionList", description: "One page of the caller's transcriptions, newest first, with the total" });
 
 const wordSchema = z
-  .object({ word: z.string(), start: z.number().describe("Seconds"), end: z.number().describe("Seconds"), probability: z.number().optional() })
+  .object({
+    word: z.string(),
+    start: z.number().describe("Seconds"),
+    end: z.number().describe("Seconds"),
+    probability: z.number().optional(),
+    speaker: z.string().optional().describe("Speaker id (S1, S2…) when speakers were identified"),
+  })
   .meta({ id: "Word", description: "A word with its timing" });
 const segmentSchema = z.object({
   id: z.number().int(),
@@ -104,7 +113,9 @@ const segmentSchema = z.object({
   end: z.number(),
   text: z.string(),
   words: z.array(wordSchema).optional().describe("When word timestamps were requested"),
+  speaker: z.string().optional().describe("Speaker id (S1, S2…); its name is in result.speakers"),
 }).meta({ id: "Segment", description: "A timed stretch of the transcript" });
+export const speakerSchema = z.object({ id: z.string(), name: z.string() }).meta({ id: "Speaker", description: "A speaker of the transcript and the name people gave it" });
 
 export const detailSchema = z
   .object({
@@ -113,11 +124,26 @@ export const detailSchema = z
     status: z.enum([...statusValues, "deleted"]),
     error: z.string().optional(),
     config: z
-      .object({ model: z.string(), language: z.string(), timestamp_granularities: z.array(z.enum(["segment", "word"])) })
+      .object({
+        model: z.string(),
+        language: z.string(),
+        timestamp_granularities: z.array(z.enum(["segment", "word"])),
+        diarize: z.boolean(),
+        min_speakers: z.number().int().optional(),
+        max_speakers: z.number().int().optional(),
+      })
       .optional(),
     audio_file: z.object({ file_id: z.string(), file_name: z.string(), content_type: z.string().optional() }),
     result: z
-      .object({ id: z.string(), text: z.string(), language: z.string(), duration: z.number(), segments: z.array(segmentSchema) })
+      .object({
+        id: z.string(),
+        text: z.string(),
+        language: z.string(),
+        duration: z.number(),
+        segments: z.array(segmentSchema),
+        speakers: z.array(speakerSchema).describe("In order of first appearance; empty without speakers"),
+        speakers_note: z.string().optional().describe("Why no speakers were identified although they were asked for"),
+      })
       .nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
@@ -209,7 +235,16 @@ function toDetail(t: Transcription): z.infer<typeof detailSchema> {
     status: statusNames[t.status],
     ...(t.error ? { error: t.error } : {}),
     ...(t.config
-      ? { config: { model: t.config.model, language: t.config.language, timestamp_granularities: t.config.timestampGranularities.map(granularityName) } }
+      ? {
+          config: {
+            model: t.config.model,
+            language: t.config.language,
+            timestamp_granularities: t.config.timestampGranularities.map(granularityName),
+            diarize: t.config.diarize,
+            ...(t.config.minSpeakers !== undefined ? { min_speakers: t.config.minSpeakers } : {}),
+            ...(t.config.maxSpeakers !== undefined ? { max_speakers: t.config.maxSpeakers } : {}),
+          },
+        }
       : {}),
     audio_file: {
       file_id: t.audioFile?.fileId ?? "",
@@ -228,9 +263,20 @@ function toDetail(t: Transcription): z.infer<typeof detailSchema> {
             end: s.end,
             text: s.text,
             ...(withWords
-              ? { words: s.words.map((w) => ({ word: w.word, start: w.start, end: w.end, ...(w.probability !== undefined ? { probability: w.probability } : {}) })) }
+              ? {
+                  words: s.words.map((w) => ({
+                    word: w.word,
+                    start: w.start,
+                    end: w.end,
+                    ...(w.probability !== undefined ? { probability: w.probability } : {}),
+                    ...(w.speaker ? { speaker: w.speaker } : {}),
+                  })),
+                }
               : {}),
+            ...(s.speaker ? { speaker: s.speaker } : {}),
           })),
+          speakers: t.result.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
+          ...(t.result.speakersNote ? { speakers_note: t.result.speakersNote } : {}),
         }
       : null,
     created_at: iso(t.createdAt),
@@ -249,6 +295,9 @@ function toSettings(s: z.infer<typeof settingsSchema>) {
     timestampGranularities: (s.timestamp_granularities ?? []).map((g) => (g === "word" ? TimestampGranularity.WORD : TimestampGranularity.SEGMENT)),
     temperature: s.temperature ?? 0,
     ...(s.prompt ? { prompt: s.prompt } : {}),
+    ...(s.diarize !== undefined ? { diarize: s.diarize } : {}),
+    ...(s.min_speakers !== undefined ? { minSpeakers: s.min_speakers } : {}),
+    ...(s.max_speakers !== undefined ? { maxSpeakers: s.max_speakers } : {}),
   };
 }
 
@@ -367,6 +416,54 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
       if (!fileId) throw new AppError("not_found", "Transcription not found");
       const answer = await media.getAudioUrl({ userId: user, fileId });
       return { url: answer.url, expires_at: iso(answer.expiresAt) };
+    },
+  );
+
+  // Speakers (decision 0019).
+  app.patch(
+    "/api/v1/transcriptions/:id/speakers/:speaker_id",
+    {
+      schema: {
+        ...common,
+        operationId: "renameSpeaker",
+        summary: "Rename a speaker everywhere in the transcript and its exports (1 to 80 characters, trimmed)",
+        params: z.object({ id: z.string().min(1).max(64), speaker_id: z.string().min(1).max(16) }),
+        body: z.object({ name: z.string().max(10_000) }),
+        response: { 200: z.object({ speakers: z.array(speakerSchema) }), 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema },
+      },
+    },
+    async (request) => {
+      const answer = await client.renameSpeaker({
+        userId: userId(request),
+        id: request.params.id,
+        speakerId: request.params.speaker_id,
+        name: request.body.name,
+      });
+      return { speakers: answer.speakers.map((sp) => ({ id: sp.id, name: sp.name })) };
+    },
+  );
+
+  app.post(
+    "/api/v1/transcriptions/:id/diarize",
+    {
+      schema: {
+        ...common,
+        operationId: "diarizeTranscription",
+        summary: "Identify speakers again on a finished transcript, without transcribing it again",
+        params: idParams,
+        body: z.object({ min_speakers: z.number().int().optional(), max_speakers: z.number().int().optional() }).optional(),
+        response: { 200: z.object({ job_id: z.string() }), 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      const answer = await client.diarizeTranscription({
+        userId: userId(request),
+        id: request.params.id,
+        ...(body.min_speakers !== undefined ? { minSpeakers: body.min_speakers } : {}),
+        ...(body.max_speakers !== undefined ? { maxSpeakers: body.max_speakers } : {}),
+      });
+      return { job_id: answer.jobId };
     },
   );
 };

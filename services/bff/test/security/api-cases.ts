@@ -122,6 +122,13 @@ export const apiCases: Record<string, ApiCase> = {
     expect(answer.body.display_name).not.toBe("renamed by A");
   }),
   "POST /api/v1/transcriptions/:id/retry": byId("POST", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/retry`, {}, bStillHasTranscription),
+  "PATCH /api/v1/transcriptions/:id/speakers/:speaker_id": byId(
+    "PATCH",
+    (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/speakers/S1`,
+    { name: "renamed by A" },
+    bStillHasTranscription,
+  ),
+  "POST /api/v1/transcriptions/:id/diarize": byId("POST", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/diarize`, {}, bStillHasTranscription),
   "GET /api/v1/transcriptions/:id/audio-url": byId("GET", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/audio-url`),
   "POST /api/v1/transcriptions/:id/export": byId("POST", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/export`, { format: "txt" }, async (ctx) => {
     // The control: the same request is no 404 for B (200 once the engine finished).

@@ -7,6 +7,10 @@ export interface Cue {
   start: number;
   end: number;
   lines: string[];
+  /** The speaker's name, when speakers were identified. */
+  speaker?: string;
+  /** True on the first cue of a speaker's turn. */
+  turnStart?: boolean;
 }
 
 export interface CueOptions {
@@ -22,6 +26,7 @@ interface Draft {
   end: number;
   text: string;
   order: number;
+  speaker?: string;
 }
 
 /**
@@ -35,7 +40,9 @@ export function buildCues(segments: readonly TranscriptSegment[], options: CueOp
   const fits = (text: string) => wrapText(text, maxLineWidth).length <= maxLines;
   const drafts: Draft[] = [];
   for (const segment of segments) {
-    for (const draft of splitSegment(segment, fits, maxLineWidth)) drafts.push({ ...draft, order: drafts.length });
+    for (const draft of splitSegment(segment, fits, maxLineWidth)) {
+      drafts.push({ ...draft, order: drafts.length, ...(segment.speaker ? { speaker: segment.speaker } : {}) });
+    }
   }
   drafts.sort((a, b) => a.start - b.start || a.order - b.order);
   for (let i = 0; i < drafts.length; i++) {
@@ -48,7 +55,12 @@ export function buildCues(segments: readonly TranscriptSegment[], options: CueOp
     const next = drafts[i + 1];
     if (next && next.start < cue.end) cue.end = Math.max(cue.start + 1, next.start);
   }
-  return drafts.map((draft) => ({ start: draft.start, end: draft.end, lines: wrapText(draft.text, maxLineWidth) }));
+  return drafts.map((draft, i) => ({
+    start: draft.start,
+    end: draft.end,
+    lines: wrapText(draft.text, maxLineWidth),
+    ...(draft.speaker ? { speaker: draft.speaker, turnStart: draft.speaker !== drafts[i - 1]?.speaker } : {}),
+  }));
 }
 
 type Fits = (text: string) => boolean;

@@ -49,7 +49,11 @@ export async function renderDocx(transcript: Transcript, options: RenderOptions 
       new Paragraph({
         bidirectional: isRightToLeftParagraph(paragraph.text),
         spacing: { after: 120 },
-        children: [...stamp, ...runs(paragraph.text, {}, eastAsian)],
+        children: [
+          ...stamp,
+          ...(paragraph.turn ? [new TextRun({ text: `${paragraph.turn}: `, bold: true })] : []),
+          ...runs(paragraph.text, {}, eastAsian),
+        ],
       }),
     );
   }

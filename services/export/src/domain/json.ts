@@ -16,8 +16,11 @@ export interface TranscriptJson {
     start: number;
     end: number;
     text: string;
-    words: Array<{ word: string; start: number; end: number; probability?: number }>;
+    words: Array<{ word: string; start: number; end: number; probability?: number; speaker?: string }>;
+    speaker?: string;
   }>;
+  /** Speakers with the names the user gave them; the segments' and words' speaker is the name. */
+  speakers: Array<{ id: string; name: string }>;
 }
 
 export function toTranscriptJson(transcript: Transcript): TranscriptJson {
@@ -30,6 +33,7 @@ export function toTranscriptJson(transcript: Transcript): TranscriptJson {
     created_at: transcript.createdAt?.toISOString() ?? null,
     duration: transcript.duration,
     text: transcript.text,
+    speakers: transcript.speakers ?? [],
     segments: transcript.segments.map((segment) => ({
       id: segment.id,
       start: segment.start,
@@ -40,7 +44,9 @@ export function toTranscriptJson(transcript: Transcript): TranscriptJson {
         start: word.start,
         end: word.end,
         ...(word.probability !== undefined ? { probability: word.probability } : {}),
+        ...(word.speaker ? { speaker: word.speaker } : {}),
       })),
+      ...(segment.speaker ? { speaker: segment.speaker } : {}),
     })),
   };
 }

@@ -40,6 +40,7 @@ const STYLES = {
   meta: { size: 9.5, color: "#222222" },
   stamp: { size: 10.5, color: "#777777" },
   body: { size: 10.5, color: "#111111" },
+  speaker: { size: 10.5, color: "#1F4E8C" },
   footer: { size: 8.5, color: "#777777" },
 } satisfies Record<string, Style>;
 
@@ -106,6 +107,7 @@ export async function renderPdf(transcript: Transcript, options: PdfOptions): Pr
   for (const paragraph of paragraphsOf(transcript)) {
     const spans: Span[] = [];
     if (options.includeTimestamps) spans.push({ text: `[${formatClock(paragraph.start)}] `, style: STYLES.stamp });
+    if (paragraph.turn) spans.push({ text: `${paragraph.turn}: `, style: STYLES.speaker });
     spans.push({ text: paragraph.text, style: STYLES.body });
     painter.paragraph(spans, 5, isRightToLeftParagraph(paragraph.text));
   }

@@ -10,6 +10,8 @@ export interface TranscriptWord {
   end: number;
   /** 0 to 1, when the provider reported it. */
   probability?: number;
+  /** The speaker's name (as the user named them), when speakers were identified. */
+  speaker?: string;
 }
 
 export interface TranscriptSegment {
@@ -21,6 +23,8 @@ export interface TranscriptSegment {
   text: string;
   /** Empty unless the transcript was made with word timestamps. */
   words: TranscriptWord[];
+  /** The speaker's name (as the user named them), when speakers were identified. */
+  speaker?: string;
 }
 
 export interface Transcript {
@@ -40,6 +44,8 @@ export interface Transcript {
   text: string;
   /** In time order. */
   segments: TranscriptSegment[];
+  /** Speakers by id with their current names; empty without speakers. */
+  speakers?: Array<{ id: string; name: string }>;
 }
 
 /** Options the text-like formats share (txt, docx, pdf). */
@@ -53,13 +59,25 @@ export interface RenderOptions {
  * so one segment is always one line or paragraph, and blank segments dropped. A
  * transcript without segments is its whole text as one segment.
  */
-export function paragraphsOf(transcript: Transcript): Array<{ start: number; text: string }> {
-  const paragraphs = transcript.segments
-    .map((segment) => ({ start: segment.start, text: normalizeSpace(segment.text) }))
+export function paragraphsOf(transcript: Transcript): Paragraph[] {
+  const paragraphs: Paragraph[] = transcript.segments
+    .map((segment) => ({ start: segment.start, text: normalizeSpace(segment.text), ...(segment.speaker ? { speaker: segment.speaker } : {}) }))
     .filter((paragraph) => paragraph.text.length > 0);
+  // A turn starts where the voice changes: the speaker's name is shown there (txt, docx, pdf).
+  paragraphs.forEach((p, i) => {
+    if (p.speaker && p.speaker !== paragraphs[i - 1]?.speaker) p.turn = p.speaker;
+  });
   if (paragraphs.length > 0 || transcript.segments.length > 0) return paragraphs;
   const text = normalizeSpace(transcript.text);
   return text ? [{ start: 0, text }] : [];
+}
+
+export interface Paragraph {
+  start: number;
+  text: string;
+  speaker?: string;
+  /** The speaker's name when this paragraph starts a turn. */
+  turn?: string;
 }
 
 export function normalizeSpace(text: string): string {

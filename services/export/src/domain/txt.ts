@@ -6,8 +6,9 @@ import { paragraphsOf, type RenderOptions, type Transcript } from "./transcript.
  * diffs and greps well), optionally `[hh:mm:ss] ` before each. LF line ends, no BOM.
  */
 export function renderTxt(transcript: Transcript, options: RenderOptions = {}): string {
-  const lines = paragraphsOf(transcript).map((paragraph) =>
-    options.includeTimestamps ? `[${formatClock(paragraph.start)}] ${paragraph.text}` : paragraph.text,
-  );
+  const lines = paragraphsOf(transcript).map((paragraph) => {
+    const text = paragraph.turn ? `${paragraph.turn}: ${paragraph.text}` : paragraph.text;
+    return options.includeTimestamps ? `[${formatClock(paragraph.start)}] ${text}` : text;
+  });
   return lines.length > 0 ? `${lines.join("\n")}\n` : "";
 }

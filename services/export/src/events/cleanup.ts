@@ -1,5 +1,5 @@
 import { consume, isEvent, type EventHandler } from "@transcribe/platform";
-import { TranscriptDeletedSchema, UserDeletedSchema } from "@transcribe/proto/events/v1/events";
+import { TranscriptDeletedSchema, TranscriptSpeakerRenamedSchema, UserDeletedSchema } from "@transcribe/proto/events/v1/events";
 import type { Kysely } from "kysely";
 import type { ExportDatabase } from "../db/schema.js";
 import type { ExportManager } from "../exports.js";
@@ -14,7 +14,8 @@ export const cleanupTopics = ["transcription.transcripts", "auth.users"] as cons
  */
 export function cleanupHandler(db: Kysely<ExportDatabase>, manager: ExportManager): EventHandler {
   return consume(db, "export", async (trx, event) => {
-    if (isEvent(event, TranscriptDeletedSchema)) {
+    if (isEvent(event, TranscriptDeletedSchema) || isEvent(event, TranscriptSpeakerRenamedSchema)) {
+      // Renamed or re-identified speakers: files rendered with the old names are stale.
       await manager.removeFor(trx, { userId: event.userId, transcriptionId: event.transcriptId });
     } else if (isEvent(event, UserDeletedSchema)) {
       await manager.removeFor(trx, { userId: event.userId });

@@ -14,6 +14,7 @@ import {
   TranscriptionFailedSchema,
   TranscriptionStartedSchema,
   TranscriptRenamedSchema,
+  TranscriptSpeakerRenamedSchema,
   UserDeletedSchema,
 } from "@transcribe/proto/events/v1/events";
 import { AppError } from "../errors.js";
@@ -64,6 +65,7 @@ const entries = [
   entry(TranscriptionFailedSchema, "transcription.jobs", (e) => e.jobId),
   entry(TranscriptRenamedSchema, "transcription.transcripts", (e) => e.transcriptId),
   entry(TranscriptDeletedSchema, "transcription.transcripts", (e) => e.transcriptId),
+  entry(TranscriptSpeakerRenamedSchema, "transcription.transcripts", (e) => e.transcriptId),
 ] as const;
 
 /** The generated descriptor of every event in the catalog. */

@@ -96,4 +96,14 @@ export const migrations: Migrations = {
         )`.execute(db);
     },
   },
+  // Speakers (decision 0019): who said each segment and word, the names people give them,
+  // why none were found, and jobs that only identify speakers on a finished transcript.
+  "0002_speakers": {
+    async up(db: Kysely<any>) {
+      await sql`alter table transcription_segments add column speaker text`.execute(db);
+      await sql`alter table transcription_results add column speakers jsonb not null default '[]'`.execute(db);
+      await sql`alter table transcription_results add column speakers_note text`.execute(db);
+      await sql`alter table transcription_jobs add column kind text not null default 'transcribe' check (kind in ('transcribe', 'diarize'))`.execute(db);
+    },
+  },
 };

@@ -54,7 +54,15 @@ export async function loadResult(db: Db | Trx, resultId: string) {
 
 export async function insertJob(
   trx: Trx,
-  job: { id: string; transcriptionId: string; userId: string; settings: JobSettings; engineModel: string; maxAttempts: number },
+  job: {
+    id: string;
+    transcriptionId: string;
+    userId: string;
+    settings: JobSettings;
+    engineModel: string;
+    maxAttempts: number;
+    kind?: "transcribe" | "diarize";
+  },
 ): Promise<void> {
   await trx
     .insertInto("transcription_jobs")
@@ -66,6 +74,7 @@ export async function insertJob(
       engine_model: job.engineModel,
       status: "pending",
       max_attempts: job.maxAttempts,
+      kind: job.kind ?? "transcribe",
       lease_owner: null,
       lease_expires_at: null,
       last_error: null,
@@ -195,6 +204,22 @@ export async function saveChunk(db: Db, jobId: string, owner: string, chunk: Chu
   return Number(result.numAffectedRows ?? 0) === 1;
 }
 
+/** The current result as the worker's types, for a diarize-only job. */
+export async function loadTranscript(db: Db | Trx, resultId: string): Promise<TranscriptResult | undefined> {
+  const loaded = await loadResult(db, resultId);
+  if (!loaded) return undefined;
+  const { result, segments } = loaded;
+  return {
+    text: result.text,
+    language: result.language,
+    sourceLanguage: result.source_language,
+    duration: result.duration,
+    engine: result.engine as TranscriptResult["engine"],
+    dropped: result.dropped as TranscriptResult["dropped"],
+    segments: segments.map((s) => ({ start: s.start_seconds, end: s.end_seconds, text: s.text, words: s.words })),
+  };
+}
+
 export async function insertResult(trx: Trx, resultId: string, transcriptionId: string, jobId: string, result: TranscriptResult): Promise<void> {
   await trx
     .insertInto("transcription_results")
@@ -208,6 +233,8 @@ export async function insertResult(trx: Trx, resultId: string, transcriptionId: 
       duration: result.duration,
       engine: json(result.engine),
       dropped: json(result.dropped),
+      speakers: json(result.speakers ?? []),
+      speakers_note: result.speakersNote ?? null,
     })
     .execute();
   if (result.segments.length > 0) {
@@ -221,6 +248,7 @@ export async function insertResult(trx: Trx, resultId: string, transcriptionId: 
           end_seconds: s.end,
           text: s.text,
           words: json(s.words),
+          speaker: s.speaker ?? null,
         })),
       )
       .execute();

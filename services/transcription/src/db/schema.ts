@@ -1,6 +1,7 @@
 import type { Generated, Insertable, Selectable } from "kysely";
 import type { Status } from "../domain/status.js";
 import type { JobSettings } from "../domain/settings.js";
+import type { Speaker } from "../domain/speakers.js";
 import type { DroppedSegment, Word } from "../domain/transcriber.js";
 
 export type JobStatus = Exclude<Status, "deleted"> | "cancelled";
@@ -43,6 +44,8 @@ export interface JobsTable {
   created_at: Generated<Date>;
   started_at: Date | null;
   finished_at: Date | null;
+  /** transcribe: a full run; diarize: speakers only, on the current result. */
+  kind: Generated<"transcribe" | "diarize">;
 }
 
 export interface JobChunksTable {
@@ -62,6 +65,8 @@ export interface ResultsTable {
   duration: number;
   engine: unknown;
   dropped: DroppedSegment[] | Generated<DroppedSegment[]>;
+  speakers: Generated<Speaker[]>;
+  speakers_note: string | null;
   created_at: Generated<Date>;
 }
 
@@ -72,6 +77,7 @@ export interface SegmentsTable {
   end_seconds: number;
   text: string;
   words: Word[];
+  speaker: string | null;
 }
 
 export interface TranscriptionDB {

@@ -1,5 +1,6 @@
 import { AppError } from "@transcribe/platform";
 import { AUTO_LANGUAGE, isLanguageCode } from "./languages.js";
+import { validateSpeakerCounts } from "./speakers.js";
 import { defaultModel, findModel, type ModelDefinition, type ProviderName } from "./models.js";
 
 export type ResponseFormat = "json" | "verbose_json" | "text";
@@ -16,6 +17,10 @@ export interface JobSettings {
   language: string;
   prompt?: string;
   translateToEn: boolean;
+  /** Identify speakers; absent on jobs created before diarization existed. */
+  diarize?: boolean;
+  minSpeakers?: number;
+  maxSpeakers?: number;
 }
 
 export interface SettingsInput {
@@ -27,6 +32,9 @@ export interface SettingsInput {
   language?: string | undefined;
   prompt?: string | undefined;
   translateToEn?: boolean | undefined;
+  diarize?: boolean | undefined;
+  minSpeakers?: number | undefined;
+  maxSpeakers?: number | undefined;
 }
 
 export const MAX_PROMPT_LENGTH = 1000;
@@ -62,6 +70,8 @@ export function validateSettings(input: SettingsInput): { settings: JobSettings;
   if (new Set(granularities).size !== granularities.length) {
     throw invalid("Timestamp granularities must be distinct", "timestamp_granularities");
   }
+  const diarize = input.diarize ?? false;
+  const counts = diarize ? validateSpeakerCounts(input.minSpeakers, input.maxSpeakers) : {};
   const prompt = input.prompt?.trim() || undefined;
   if (prompt && prompt.length > MAX_PROMPT_LENGTH) throw invalid(`Prompt is too long (max ${MAX_PROMPT_LENGTH})`, "prompt");
   return {
@@ -75,6 +85,7 @@ export function validateSettings(input: SettingsInput): { settings: JobSettings;
       language,
       ...(prompt ? { prompt } : {}),
       translateToEn,
+      ...(diarize ? { diarize, ...counts } : {}),
     },
   };
 }

@@ -9,6 +9,8 @@ export interface Word {
   start: number;
   end: number;
   probability?: number;
+  /** Speaker id (S1, S2…) when the transcript was diarized. */
+  speaker?: string;
 }
 
 export interface Segment {
@@ -20,6 +22,7 @@ export interface Segment {
   avgLogprob?: number;
   compressionRatio?: number;
   noSpeechProb?: number;
+  speaker?: string;
 }
 
 export interface TranscribeRequest {
@@ -34,6 +37,8 @@ export interface TranscribeRequest {
   task: "transcribe" | "translate";
   temperature: number;
   prompt?: string | undefined;
+  /** Set when speakers are asked for; providers that diarize themselves (ElevenLabs) use it. */
+  diarize?: { minSpeakers?: number | undefined; maxSpeakers?: number | undefined } | undefined;
   /** Aborted when the job is cancelled, its lease is lost or its time is up. */
   signal: AbortSignal;
   /** Chunks finished by an earlier attempt of the same job (resumption after a crash). */
@@ -68,6 +73,12 @@ export interface TranscriptResult {
   /** Segments removed by the repetition/hallucination guard, for the logs and the tests. */
   dropped: DroppedSegment[];
   engine: { name: string; model: string; version?: string };
+  /** Who spoke, when diarization was asked for and ran; ids as in the segments. */
+  speakers?: Array<{ id: string; name: string }>;
+  /** Why there are no speakers although they were asked for (readable by a user). */
+  speakersNote?: string;
+  /** Provider-made speaker turns (ElevenLabs); the worker then runs no diarizer. */
+  providerSpeakers?: boolean;
 }
 
 export interface Transcriber {

@@ -5,6 +5,7 @@ import {
   Provider,
   ResponseFormat,
   SegmentSchema,
+  SpeakerSchema,
   TimestampGranularity,
   TranscriptionConfigSchema,
   TranscriptionListItemSchema,
@@ -78,6 +79,9 @@ export function settingsFromProto(settings: Settings | undefined): SettingsInput
     language: settings.language,
     prompt: settings.prompt,
     translateToEn: settings.translateToEn,
+    diarize: settings.diarize,
+    minSpeakers: settings.minSpeakers,
+    maxSpeakers: settings.maxSpeakers,
   };
 }
 
@@ -105,6 +109,9 @@ export function toDetail(
       model: row.settings.model,
       language: row.settings.language,
       timestampGranularities: row.settings.timestampGranularities.map((g) => granularityToProto[g]),
+      diarize: row.settings.diarize ?? false,
+      ...(row.settings.minSpeakers !== undefined ? { minSpeakers: row.settings.minSpeakers } : {}),
+      ...(row.settings.maxSpeakers !== undefined ? { maxSpeakers: row.settings.maxSpeakers } : {}),
     }),
     audioFile: create(AudioFileSchema, {
       fileId: row.file_id,
@@ -131,11 +138,15 @@ export function toDetail(
                         start: w.start,
                         end: w.end,
                         ...(w.probability !== undefined ? { probability: w.probability } : {}),
+                        ...(w.speaker ? { speaker: w.speaker } : {}),
                       }),
                     )
                   : [],
+                ...(s.speaker ? { speaker: s.speaker } : {}),
               }),
             ),
+            speakers: result.result.speakers.map((sp) => create(SpeakerSchema, sp)),
+            ...(result.result.speakers_note ? { speakersNote: result.result.speakers_note } : {}),
           }),
         }
       : {}),

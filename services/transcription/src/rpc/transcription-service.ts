@@ -4,10 +4,16 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ServiceImpl } from "@connectrpc/connect";
 import { AppError, enqueueEvents, fromConnectError, newEvent, type Logger } from "@transcribe/platform";
 import type { BillingService } from "@transcribe/proto/billing/v1/billing";
-import { TranscriptDeletedSchema, TranscriptionCreatedSchema, TranscriptRenamedSchema } from "@transcribe/proto/events/v1/events";
+import {
+  TranscriptDeletedSchema,
+  TranscriptionCreatedSchema,
+  TranscriptRenamedSchema,
+  TranscriptSpeakerRenamedSchema,
+} from "@transcribe/proto/events/v1/events";
 import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
 import {
   ModelSchema,
+  SpeakerSchema,
   TranscriptionService,
   TranscriptionStatus,
 } from "@transcribe/proto/transcription/v1/transcription";
@@ -24,6 +30,7 @@ import {
 import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { engineModelFor, findModel } from "../domain/models.js";
 import { validateName, validateSettings, type JobSettings } from "../domain/settings.js";
+import { validateSpeakerCounts, validateSpeakerName, type Speaker } from "../domain/speakers.js";
 import { canRetry } from "../domain/status.js";
 import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem } from "./mapping.js";
 
@@ -307,6 +314,77 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
         }
         await insertJob(trx, { id: jobId, transcriptionId: id, userId, settings, engineModel, maxAttempts: deps.maxAttempts });
         await enqueueEvents(trx, [newEvent(TranscriptionCreatedSchema, { jobId, userId })]);
+      });
+      return { jobId };
+    },
+
+    async renameSpeaker(request) {
+      const userId = requireUser(request.userId);
+      const id = requireId(request.id);
+      const name = validateSpeakerName(request.name);
+      const speakers = await db.transaction().execute(async (trx) => {
+        const current = await trx
+          .selectFrom("transcriptions")
+          .select(["result_id"])
+          .where("id", "=", id)
+          .where("user_id", "=", userId)
+          .where("status", "<>", "deleted")
+          .forUpdate()
+          .executeTakeFirst();
+        if (!current) throw notFound();
+        const result = current.result_id
+          ? await trx.selectFrom("transcription_results").select(["speakers"]).where("id", "=", current.result_id).executeTakeFirst()
+          : undefined;
+        const list: Speaker[] = result?.speakers ?? [];
+        const old = list.find((s) => s.id === request.speakerId);
+        if (!current.result_id || !old) throw new AppError("not_found", "Speaker not found", { field: "speaker_id" });
+        if (old.name === name) return list;
+        const updated = list.map((s) => (s.id === old.id ? { ...s, name } : s));
+        await trx.updateTable("transcription_results").set({ speakers: json(updated) }).where("id", "=", current.result_id).execute();
+        await trx.updateTable("transcriptions").set({ updated_at: sql`now()` }).where("id", "=", id).execute();
+        await enqueueEvents(trx, [
+          newEvent(TranscriptSpeakerRenamedSchema, { transcriptId: id, userId, speakerId: old.id, oldName: old.name, newName: name }),
+        ]);
+        return updated;
+      });
+      return { speakers: speakers.map((s) => create(SpeakerSchema, s)) };
+    },
+
+    async diarizeTranscription(request) {
+      const userId = requireUser(request.userId);
+      const id = requireId(request.id);
+      const counts = validateSpeakerCounts(request.minSpeakers, request.maxSpeakers);
+      const existing = await findTranscription(db, userId, id);
+      if (!existing) throw notFound();
+      if (!existing.result_id) throw new AppError("failed_precondition", "Speakers can be identified only on a finished transcript");
+      if (!canRetry(existing.status)) {
+        throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
+      }
+      const { minSpeakers: _min, maxSpeakers: _max, ...rest } = existing.settings;
+      const settings: JobSettings = { ...rest, diarize: true, ...counts };
+      const jobId = randomUUID();
+      await db.transaction().execute(async (trx) => {
+        const moved = await trx
+          .updateTable("transcriptions")
+          .set({ status: "pending", error: null, current_job_id: jobId, settings: json(settings), updated_at: sql`now()` })
+          .where("id", "=", id)
+          .where("user_id", "=", userId)
+          .where("status", "in", ["completed", "failed"])
+          .where("result_id", "is not", null)
+          .executeTakeFirst();
+        if (Number(moved.numUpdatedRows) !== 1) {
+          throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
+        }
+        const current = await trx.selectFrom("transcription_jobs").select("engine_model").where("transcription_id", "=", id).orderBy("created_at", "desc").executeTakeFirst();
+        await insertJob(trx, {
+          id: jobId,
+          transcriptionId: id,
+          userId,
+          settings,
+          engineModel: current?.engine_model ?? "",
+          maxAttempts: deps.maxAttempts,
+          kind: "diarize",
+        });
       });
       return { jobId };
     },

@@ -14,6 +14,7 @@ import {
   TranscriptionFailedSchema,
   TranscriptionOutcome,
   TranscriptionStartedSchema,
+  TranscriptSpeakerRenamedSchema,
 } from "@transcribe/proto/events/v1/events";
 import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
 import { sql } from "kysely";
@@ -24,6 +25,7 @@ import {
   insertResult,
   leaseJob,
   loadChunks,
+  loadTranscript,
   releaseJob,
   saveChunk,
   type Db,
@@ -31,7 +33,9 @@ import {
 } from "../db/repository.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { findModel } from "../domain/models.js";
+import { assignSpeakers, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
 import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
+import { diarizeFile, type DiarizerOptions } from "../engines/local/diarizer.js";
 import { countQueueIn, jobsCompleted, jobsFailed, jobsInProgress } from "./metrics.js";
 
 export interface JobRunnerOptions {
@@ -57,6 +61,8 @@ export interface JobRunnerDeps {
   options: JobRunnerOptions;
   /** Identifies this worker in leases; unique per process. */
   owner?: string;
+  /** The local diarizer (speakers for local and Groq transcripts, and diarize-only jobs). */
+  diarizer?: DiarizerOptions | undefined;
 }
 
 class LeaseLost extends Error {
@@ -198,7 +204,10 @@ export class JobRunner {
       const timer = setTimeout(() => controller.abort(new TimeLimit(limit)), limit * 1000);
       try {
         audioPath = await this.download(job, controller.signal);
-        const result = await this.transcribe(job, file, audioPath, transcriberFor, controller.signal);
+        const result =
+          job.kind === "diarize"
+            ? await this.diarizeOnly(job, audioPath, controller.signal)
+            : await this.withSpeakers(job, await this.transcribe(job, file, audioPath, transcriberFor, controller.signal), audioPath, controller.signal, log);
         await this.complete(job, result, log);
       } finally {
         clearTimeout(timer);
@@ -347,6 +356,7 @@ export class JobRunner {
       temperature: settings.temperature,
       prompt: settings.prompt,
       signal,
+      ...(settings.diarize ? { diarize: { minSpeakers: settings.minSpeakers, maxSpeakers: settings.maxSpeakers } } : {}),
       completedChunks,
       onChunk: async (chunk, total) => {
         const held = await saveChunk(db, job.id, this.owner, chunk);
@@ -354,6 +364,50 @@ export class JobRunner {
         logger.info({ jobId: job.id, chunk: chunk.index + 1, of: total }, "chunk transcribed");
       },
     });
+  }
+
+  /**
+   * Speakers for a fresh transcript: the provider's own (ElevenLabs) or the local
+   * diarizer's turns joined to the words by time. Missing speaker weights do not fail
+   * the transcript: it completes without speakers and says why.
+   */
+  private async withSpeakers(job: LeasedJob, result: TranscriptResult, audioPath: string, signal: AbortSignal, log: Logger): Promise<TranscriptResult> {
+    if (!job.settings.diarize) return result;
+    if (result.providerSpeakers) {
+      const turns: SpeakerTurn[] = result.segments.flatMap((s) => s.words.flatMap((w) => (w.speaker ? [{ start: w.start, end: w.end, speaker: w.speaker }] : [])));
+      return { ...result, ...assignSpeakers(withoutSpeakers(result.segments), turns) };
+    }
+    try {
+      const turns = await this.turnsOf(job, audioPath, signal);
+      return { ...result, ...assignSpeakers(result.segments, turns) };
+    } catch (error) {
+      if (error instanceof TranscriberError && error.kind === "permanent") {
+        log.warn({ err: error }, "transcript completed without speakers");
+        return { ...result, speakers: [], speakersNote: error.message };
+      }
+      throw error;
+    }
+  }
+
+  /** A diarize-only job: the current result again, with speakers; nothing is transcribed. */
+  private async diarizeOnly(job: LeasedJob, audioPath: string, signal: AbortSignal): Promise<TranscriptResult> {
+    const row = await this.deps.db.selectFrom("transcriptions").select("result_id").where("id", "=", job.transcription_id).executeTakeFirst();
+    const current = row?.result_id ? await loadTranscript(this.deps.db, row.result_id) : undefined;
+    if (!current) throw new TranscriberError("permanent", "The transcript to identify speakers in no longer exists");
+    const turns = await this.turnsOf(job, audioPath, signal);
+    return { ...current, ...assignSpeakers(withoutSpeakers(current.segments), turns) };
+  }
+
+  private async turnsOf(job: LeasedJob, audioPath: string, signal: AbortSignal): Promise<SpeakerTurn[]> {
+    if (!this.deps.diarizer) throw new TranscriberError("permanent", "Speakers could not be identified: this worker has no diarizer configured");
+    const out = await diarizeFile(this.deps.diarizer, {
+      audioPath,
+      minSpeakers: job.settings.minSpeakers,
+      maxSpeakers: job.settings.maxSpeakers,
+      signal,
+    });
+    this.deps.logger.info({ jobId: job.id, speakers: out.speakers.length, ...out.stats }, "speakers identified");
+    return out.turns;
   }
 
   private async complete(job: LeasedJob, result: TranscriptResult, log: Logger): Promise<void> {
@@ -365,12 +419,15 @@ export class JobRunner {
       await advanceTranscription(trx, job.transcription_id, job.id, "completed", { result_id: resultId, error: null });
       await trx.deleteFrom("transcription_job_chunks").where("job_id", "=", job.id).execute();
       await enqueueEvents(trx, [
-        newEvent(TranscriptionCompletedSchema, {
-          status: TranscriptionOutcome.SUCCESS,
-          jobId: job.id,
-          userId: job.user_id,
-          audioDuration: result.duration,
-        }),
+        job.kind === "diarize"
+          ? // Nothing was transcribed (no minutes used); exports of the old speakers are stale.
+            newEvent(TranscriptSpeakerRenamedSchema, { transcriptId: job.transcription_id, userId: job.user_id, speakerId: "" })
+          : newEvent(TranscriptionCompletedSchema, {
+              status: TranscriptionOutcome.SUCCESS,
+              jobId: job.id,
+              userId: job.user_id,
+              audioDuration: result.duration,
+            }),
       ]);
       return true;
     });

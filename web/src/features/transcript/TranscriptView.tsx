@@ -13,6 +13,7 @@ import { DeleteDialog } from "../transcriptions/DeleteDialog";
 import { RenameDialog } from "../transcriptions/RenameDialog";
 import { IN_PROGRESS_STATUSES, StatusBadge } from "../transcriptions/StatusBadge";
 import { languageLabel, StartTranscriptionForm } from "../transcriptions/StartTranscriptionForm";
+import { SpeakerPanel, SpeakerTag, SpeakerViewProvider, useSpeakerView } from "../speakers";
 import { activeIndex } from "./active-segment";
 import { ExportMenu } from "./ExportMenu";
 
@@ -45,6 +46,7 @@ export function TranscriptView({ id }: { id: string }) {
   const canRerun = completed || transcript.status === "failed";
 
   return (
+    <SpeakerViewProvider speakers={transcript.result?.speakers ?? []}>
     <div className="transcript-page">
       <header className="page-header transcript-header">
         <div>
@@ -66,6 +68,7 @@ export function TranscriptView({ id }: { id: string }) {
       </header>
 
       <Metadata transcript={transcript} />
+      {completed || transcript.result ? <SpeakerPanel transcript={transcript} /> : null}
 
       {rerunOpen && canRerun ? (
         <Card className="rerun">
@@ -73,7 +76,13 @@ export function TranscriptView({ id }: { id: string }) {
           <StartTranscriptionForm
             // The retry addresses the transcription; the file id only completes the form's validation.
             fileId={transcript.audioFile.fileId ?? id}
-            initial={{ model: transcript.config?.model, language: transcript.config?.language }}
+            initial={{
+              model: transcript.config?.model,
+              language: transcript.config?.language,
+              diarize: transcript.config?.diarize ?? false,
+              ...(transcript.config?.minSpeakers !== undefined ? { minSpeakers: transcript.config.minSpeakers } : {}),
+              ...(transcript.config?.maxSpeakers !== undefined ? { maxSpeakers: transcript.config.maxSpeakers } : {}),
+            }}
             label="Re-run transcription"
             submitLabel="Re-run"
             cancelLabel="Cancel"
@@ -121,6 +130,7 @@ export function TranscriptView({ id }: { id: string }) {
         onDeleted={() => void navigate({ to: "/dashboard" })}
       />
     </div>
+    </SpeakerViewProvider>
   );
 }
 
@@ -261,6 +271,7 @@ function Player({ transcript }: { transcript: TranscriptionDetail }) {
 function Segments({ segments, time, onSeek }: { segments: Segment[]; time: number; onSeek: (seconds: number) => void }) {
   const active = activeIndex(segments, time);
   const activeRef = useRef<HTMLLIElement>(null);
+  const speakerView = useSpeakerView();
 
   useEffect(() => {
     // Follow playback without stealing the page from someone scrolling elsewhere.
@@ -270,6 +281,8 @@ function Segments({ segments, time, onSeek }: { segments: Segment[]; time: numbe
   return (
     <ol className="segments" aria-label="Segments">
       {segments.map((segment, index) => {
+        if (!speakerView.isShown(segment.speaker)) return null;
+        const turn = segment.speaker && segment.speaker !== segments[index - 1]?.speaker ? segment.speaker : undefined;
         const isActive = index === active;
         const words = segment.words ?? [];
         const activeWord = isActive && words.length > 0 ? activeIndex(words, time) : -1;
@@ -280,7 +293,9 @@ function Segments({ segments, time, onSeek }: { segments: Segment[]; time: numbe
             className={`segment${isActive ? " segment-active" : ""}`}
             aria-current={isActive ? "true" : undefined}
             data-segment-id={segment.id}
+            data-speaker={segment.speaker}
           >
+            {turn ? <SpeakerTag speaker={turn} /> : null}
             <button type="button" className="segment-time" onClick={() => onSeek(segment.start)} aria-label={`Play from ${formatDuration(segment.start)}`}>
               {formatDuration(segment.start)}
             </button>

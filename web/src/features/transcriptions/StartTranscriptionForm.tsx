@@ -9,6 +9,7 @@ import { billingQueryKeys, TRIAL_LIMIT_ERROR_CODE } from "../../lib/api/billing"
 import { ApiError } from "../../lib/api/errors";
 import { listModels, queryKeys, startTranscription, type StartTranscription } from "../../lib/api/product";
 import { TrialLimitRefusal } from "../billing/TrialLimitRefusal";
+import { DiarizationFields, diarizationSettings, type DiarizationChoice } from "../speakers";
 import { startTranscriptionRequestSchema, VALIDATION_MESSAGES, type SpeechModel } from "../../lib/api/schemas";
 
 export type TranscriptionSettings = StartTranscription["settings"];
@@ -63,7 +64,12 @@ export function StartTranscriptionForm({
   const [chosenModel, setChosenModel] = useState<string | undefined>(initial?.model);
   const [language, setLanguage] = useState(initial?.language ?? "");
   const [translate, setTranslate] = useState(initial?.translateToEn ?? false);
-  const [errors, setErrors] = useState<{ language?: string; translate?: string; model?: string }>({});
+  const [diarization, setDiarization] = useState<DiarizationChoice>({
+    diarize: initial?.diarize ?? false,
+    minSpeakers: initial?.minSpeakers !== undefined ? String(initial.minSpeakers) : "",
+    maxSpeakers: initial?.maxSpeakers !== undefined ? String(initial.maxSpeakers) : "",
+  });
+  const [errors, setErrors] = useState<{ language?: string; translate?: string; model?: string; speakers?: string }>({});
   // The free plan's refusal stays on the form (with the way to upgrade) rather than in a passing toast.
   const [refusal, setRefusal] = useState<string>();
   const ids = { model: useId(), language: useId(), translate: useId(), languageError: useId(), translateHint: useId() };
@@ -106,8 +112,10 @@ export function StartTranscriptionForm({
       fileId,
       settings: { model: modelId, language, translateToEn: translateDisabled ? false : translate },
     });
-    if (!parsed.success) {
-      const next: typeof errors = {};
+    const speakers = diarizationSettings(diarization);
+    if (!parsed.success || "error" in speakers) {
+      const next: typeof errors = "error" in speakers ? { speakers: speakers.error } : {};
+      if (parsed.success) return setErrors(next);
       for (const issue of parsed.error.issues) {
         const field = issue.path.at(-1);
         if (field === "language") next.language ??= issue.message;
@@ -119,7 +127,12 @@ export function StartTranscriptionForm({
     }
     setErrors({});
     setRefusal(undefined);
-    start.mutate({ model: parsed.data.settings.model, language: parsed.data.settings.language, translateToEn: parsed.data.settings.translateToEn });
+    start.mutate({
+      model: parsed.data.settings.model,
+      language: parsed.data.settings.language,
+      translateToEn: parsed.data.settings.translateToEn,
+      ...speakers.settings,
+    });
   };
 
   if (models.isPending) return <Spinner label="Loading models…" />;
@@ -208,6 +221,15 @@ export function StartTranscriptionForm({
         ) : null}
         <FieldError id={`${ids.translate}-error`}>{errors.translate}</FieldError>
       </div>
+
+      <DiarizationFields
+        value={diarization}
+        onChange={(next) => {
+          setDiarization(next);
+          setErrors((current) => ({ ...current, speakers: undefined }));
+        }}
+        error={errors.speakers}
+      />
 
       {refusal ? <TrialLimitRefusal message={refusal} /> : null}
 

@@ -6,6 +6,7 @@ import {
   audioUrlResponseSchema,
   exportResponseSchema,
   modelsResponseSchema,
+  speakerSchema,
   startTranscriptionResponseSchema,
   transcriptionDetailSchema,
   transcriptionListItemSchema,
@@ -49,7 +50,7 @@ export function listModels(signal?: AbortSignal) {
 
 export interface StartTranscription {
   fileId: string;
-  settings: { model: string; language: string; translateToEn: boolean };
+  settings: { model: string; language: string; translateToEn: boolean; diarize?: boolean; minSpeakers?: number; maxSpeakers?: number };
 }
 
 export function startTranscription(request: StartTranscription) {
@@ -105,5 +106,27 @@ export function exportTranscription(id: string, format: ExportFormat) {
     params: { id },
     body: { format },
     schema: exportResponseSchema,
+  });
+}
+
+/** PATCH /transcriptions/{id}/speakers/{speakerId}: renames a speaker everywhere (exports too). */
+export function renameSpeaker(id: string, speakerId: string, name: string) {
+  return api.request({
+    method: "PATCH",
+    path: "/transcriptions/{id}/speakers/{speakerId}",
+    params: { id, speakerId },
+    body: { name },
+    schema: z.object({ speakers: z.array(speakerSchema) }),
+  });
+}
+
+/** POST /transcriptions/{id}/diarize: identifies speakers again without transcribing again. */
+export function diarizeTranscription(id: string, counts: { minSpeakers?: number | undefined; maxSpeakers?: number | undefined }) {
+  return api.request({
+    method: "POST",
+    path: "/transcriptions/{id}/diarize",
+    params: { id },
+    body: counts,
+    schema: z.object({ jobId: z.string() }),
   });
 }

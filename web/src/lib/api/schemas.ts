@@ -188,7 +188,13 @@ export const transcriptionListResponseSchema = z.object({
   totalCount: z.number().int().min(0),
 });
 
-export const wordSchema = z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().optional() });
+export const wordSchema = z.object({
+  word: z.string(),
+  start: z.number(),
+  end: z.number(),
+  probability: z.number().optional(),
+  speaker: z.string().optional(),
+});
 export type Word = z.infer<typeof wordSchema>;
 
 /** `words` only when the job asked for word timestamps. */
@@ -198,8 +204,20 @@ export const segmentSchema = z.object({
   end: z.number(),
   text: z.string(),
   words: z.array(wordSchema).optional(),
+  /** Speaker id (S1, S2…) when speakers were identified; the name is in result.speakers. */
+  speaker: z.string().optional(),
 });
 export type Segment = z.infer<typeof segmentSchema>;
+
+export const speakerSchema = z.object({ id: z.string(), name: z.string() });
+export type Speaker = z.infer<typeof speakerSchema>;
+export const MAX_SPEAKER_NAME_LENGTH = 80;
+export const MAX_SPEAKERS = 20;
+export const speakerNameSchema = z
+  .string()
+  .trim()
+  .min(1, "Speaker name cannot be empty")
+  .max(MAX_SPEAKER_NAME_LENGTH, `Speaker name is too long (max ${MAX_SPEAKER_NAME_LENGTH} characters)`);
 
 export const transcriptionDetailSchema = z.object({
   id: z.string(),
@@ -208,11 +226,26 @@ export const transcriptionDetailSchema = z.object({
   /** Why the job failed, when status is failed. */
   error: z.string().optional(),
   config: z
-    .object({ model: z.string(), language: z.string(), timestampGranularities: z.array(z.enum(["segment", "word"])) })
+    .object({
+      model: z.string(),
+      language: z.string(),
+      timestampGranularities: z.array(z.enum(["segment", "word"])),
+      diarize: z.boolean().optional(),
+      minSpeakers: z.number().optional(),
+      maxSpeakers: z.number().optional(),
+    })
     .optional(),
   audioFile: z.object({ fileId: z.string().optional(), fileName: z.string(), contentType: z.string().optional() }),
   result: z
-    .object({ id: z.string(), text: z.string(), language: z.string(), duration: z.number(), segments: z.array(segmentSchema) })
+    .object({
+      id: z.string(),
+      text: z.string(),
+      language: z.string(),
+      duration: z.number(),
+      segments: z.array(segmentSchema),
+      speakers: z.array(speakerSchema).default([]),
+      speakersNote: z.string().optional(),
+    })
     .nullable(),
   createdAt: isoDate,
   updatedAt: isoDate,

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transcribe/transcription/v1/transcription.proto.
  */
 export const file_transcribe_transcription_v1_transcription: GenFile = /*@__PURE__*/
-  fileDesc("Ci90cmFuc2NyaWJlL3RyYW5zY3JpcHRpb24vdjEvdHJhbnNjcmlwdGlvbi5wcm90bxIbdHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxIrUBCgVNb2RlbBIKCgJpZBgBIAEoCRI3Cghwcm92aWRlchgCIAEoDjIlLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5Qcm92aWRlchIMCgRuYW1lGAMgASgJEhEKCWxhbmd1YWdlcxgEIAMoCRITCgt0cmFuc2xhdGlvbhgFIAEoCBIRCglhdmFpbGFibGUYBiABKAgSEwoGcmVhc29uGAcgASgJSACIAQFCCQoHX3JlYXNvbiLMAgoIU2V0dGluZ3MSNwoIcHJvdmlkZXIYASABKA4yJS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUHJvdmlkZXISDQoFbW9kZWwYAiABKAkSRAoPcmVzcG9uc2VfZm9ybWF0GAMgASgOMisudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlc3BvbnNlRm9ybWF0ElIKF3RpbWVzdGFtcF9ncmFudWxhcml0aWVzGAQgAygOMjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRpbWVzdGFtcEdyYW51bGFyaXR5EhMKC3RlbXBlcmF0dXJlGAUgASgBEhAKCGxhbmd1YWdlGAYgASgJEhMKBnByb21wdBgHIAEoCUgAiAEBEhcKD3RyYW5zbGF0ZV90b19lbhgIIAEoCEIJCgdfcHJvbXB0Is0BChVUcmFuc2NyaXB0aW9uTGlzdEl0ZW0SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCGR1cmF0aW9uGAMgASgBEg0KBW1vZGVsGAQgASgJEkAKBnN0YXR1cxgFIAEoDjIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uU3RhdHVzEi8KC3VwbG9hZGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKKAQoTVHJhbnNjcmlwdGlvbkNvbmZpZxINCgVtb2RlbBgBIAEoCRIQCghsYW5ndWFnZRgCIAEoCRJSChd0aW1lc3RhbXBfZ3JhbnVsYXJpdGllcxgDIAMoDjIxLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UaW1lc3RhbXBHcmFudWxhcml0eSJbCglBdWRpb0ZpbGUSDwoHZmlsZV9pZBgBIAEoCRIRCglmaWxlX25hbWUYAiABKAkSGQoMY29udGVudF90eXBlGAMgASgJSACIAQFCDwoNX2NvbnRlbnRfdHlwZSJaCgRXb3JkEgwKBHdvcmQYASABKAkSDQoFc3RhcnQYAiABKAESCwoDZW5kGAMgASgBEhgKC3Byb2JhYmlsaXR5GAQgASgBSACIAQFCDgoMX3Byb2JhYmlsaXR5InEKB1NlZ21lbnQSCgoCaWQYASABKAUSDQoFc3RhcnQYAiABKAESCwoDZW5kGAMgASgBEgwKBHRleHQYBCABKAkSMAoFd29yZHMYBSADKAsyIS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuV29yZCKLAQoTVHJhbnNjcmlwdGlvblJlc3VsdBIKCgJpZBgBIAEoCRIMCgR0ZXh0GAIgASgJEhAKCGxhbmd1YWdlGAMgASgJEhAKCGR1cmF0aW9uGAQgASgBEjYKCHNlZ21lbnRzGAUgAygLMiQudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNlZ21lbnQisQMKDVRyYW5zY3JpcHRpb24SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEkAKBnN0YXR1cxgDIAEoDjIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uU3RhdHVzEkAKBmNvbmZpZxgEIAEoCzIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uQ29uZmlnEjoKCmF1ZGlvX2ZpbGUYBSABKAsyJi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuQXVkaW9GaWxlEkAKBnJlc3VsdBgGIAEoCzIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uUmVzdWx0Ei4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWVycm9yGAkgASgJSACIAQFCCAoGX2Vycm9yIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IkgKEkxpc3RNb2RlbHNSZXNwb25zZRIyCgZtb2RlbHMYASADKAsyIi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTW9kZWwidwoaQ3JlYXRlVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIPCgdmaWxlX2lkGAIgASgJEjcKCHNldHRpbmdzGAMgASgLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNldHRpbmdzImkKG0NyZWF0ZVRyYW5zY3JpcHRpb25SZXNwb25zZRIOCgZqb2JfaWQYASABKAkSFAoHbWVzc2FnZRgCIAEoCUgAiAEBEhgKEHRyYW5zY3JpcHRpb25faWQYAyABKAlCCgoIX21lc3NhZ2UiuwEKGUxpc3RUcmFuc2NyaXB0aW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSRQoGc3RhdHVzGAQgASgOMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25TdGF0dXNIAIgBARISCgVxdWVyeRgFIAEoCUgBiAEBQgkKB19zdGF0dXNCCAoGX3F1ZXJ5In0KGkxpc3RUcmFuc2NyaXB0aW9uc1Jlc3BvbnNlEkoKDnRyYW5zY3JpcHRpb25zGAEgAygLMjIudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25MaXN0SXRlbRITCgt0b3RhbF9jb3VudBgCIAEoBSI2ChdHZXRUcmFuc2NyaXB0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJIl0KGEdldFRyYW5zY3JpcHRpb25SZXNwb25zZRJBCg10cmFuc2NyaXB0aW9uGAEgASgLMioudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb24iSwoaUmVuYW1lVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCRIQCghuZXdfbmFtZRgDIAEoCSJoChtSZW5hbWVUcmFuc2NyaXB0aW9uUmVzcG9uc2USSQoNdHJhbnNjcmlwdGlvbhgBIAEoCzIyLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uTGlzdEl0ZW0iOQoaRGVsZXRlVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCSIdChtEZWxldGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UicQoZUmV0cnlUcmFuc2NyaXB0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEjcKCHNldHRpbmdzGAMgASgLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNldHRpbmdzIiwKGlJldHJ5VHJhbnNjcmlwdGlvblJlc3BvbnNlEg4KBmpvYl9pZBgBIAEoCSpkCghQcm92aWRlchIYChRQUk9WSURFUl9VTlNQRUNJRklFRBAAEhIKDlBST1ZJREVSX0xPQ0FMEAESEQoNUFJPVklERVJfR1JPURACEhcKE1BST1ZJREVSX0VMRVZFTkxBQlMQAyqHAQoOUmVzcG9uc2VGb3JtYXQSHwobUkVTUE9OU0VfRk9STUFUX1VOU1BFQ0lGSUVEEAASGAoUUkVTUE9OU0VfRk9STUFUX0pTT04QARIgChxSRVNQT05TRV9GT1JNQVRfVkVSQk9TRV9KU09OEAISGAoUUkVTUE9OU0VfRk9STUFUX1RFWFQQAyqAAQoUVGltZXN0YW1wR3JhbnVsYXJpdHkSJQohVElNRVNUQU1QX0dSQU5VTEFSSVRZX1VOU1BFQ0lGSUVEEAASIQodVElNRVNUQU1QX0dSQU5VTEFSSVRZX1NFR01FTlQQARIeChpUSU1FU1RBTVBfR1JBTlVMQVJJVFlfV09SRBACKpACChNUcmFuc2NyaXB0aW9uU3RhdHVzEiQKIFRSQU5TQ1JJUFRJT05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASIAocVFJBTlNDUklQVElPTl9TVEFUVVNfUEVORElORxABEiMKH1RSQU5TQ1JJUFRJT05fU1RBVFVTX1BST0NFU1NJTkcQAhIlCiFUUkFOU0NSSVBUSU9OX1NUQVRVU19UUkFOU0NSSUJJTkcQAxIiCh5UUkFOU0NSSVBUSU9OX1NUQVRVU19DT01QTEVURUQQBBIfChtUUkFOU0NSSVBUSU9OX1NUQVRVU19GQUlMRUQQBRIgChxUUkFOU0NSSVBUSU9OX1NUQVRVU19ERUxFVEVEEAYyxgcKFFRyYW5zY3JpcHRpb25TZXJ2aWNlEm8KCkxpc3RNb2RlbHMSLi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTGlzdE1vZGVsc1JlcXVlc3QaLy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTGlzdE1vZGVsc1Jlc3BvbnNlIgASigEKE0NyZWF0ZVRyYW5zY3JpcHRpb24SNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuQ3JlYXRlVHJhbnNjcmlwdGlvblJlcXVlc3QaOC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuQ3JlYXRlVHJhbnNjcmlwdGlvblJlc3BvbnNlIgAShwEKEkxpc3RUcmFuc2NyaXB0aW9ucxI2LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0VHJhbnNjcmlwdGlvbnNSZXF1ZXN0GjcudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLkxpc3RUcmFuc2NyaXB0aW9uc1Jlc3BvbnNlIgASgQEKEEdldFRyYW5zY3JpcHRpb24SNC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuR2V0VHJhbnNjcmlwdGlvblJlcXVlc3QaNS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuR2V0VHJhbnNjcmlwdGlvblJlc3BvbnNlIgASigEKE1JlbmFtZVRyYW5zY3JpcHRpb24SNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmVuYW1lVHJhbnNjcmlwdGlvblJlcXVlc3QaOC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmVuYW1lVHJhbnNjcmlwdGlvblJlc3BvbnNlIgASigEKE0RlbGV0ZVRyYW5zY3JpcHRpb24SNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuRGVsZXRlVHJhbnNjcmlwdGlvblJlcXVlc3QaOC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuRGVsZXRlVHJhbnNjcmlwdGlvblJlc3BvbnNlIgAShwEKElJldHJ5VHJhbnNjcmlwdGlvbhI2LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5SZXRyeVRyYW5zY3JpcHRpb25SZXF1ZXN0GjcudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJldHJ5VHJhbnNjcmlwdGlvblJlc3BvbnNlIgBiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ci90cmFuc2NyaWJlL3RyYW5zY3JpcHRpb24vdjEvdHJhbnNjcmlwdGlvbi5wcm90bxIbdHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxIrUBCgVNb2RlbBIKCgJpZBgBIAEoCRI3Cghwcm92aWRlchgCIAEoDjIlLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5Qcm92aWRlchIMCgRuYW1lGAMgASgJEhEKCWxhbmd1YWdlcxgEIAMoCRITCgt0cmFuc2xhdGlvbhgFIAEoCBIRCglhdmFpbGFibGUYBiABKAgSEwoGcmVhc29uGAcgASgJSACIAQFCCQoHX3JlYXNvbiLGAwoIU2V0dGluZ3MSNwoIcHJvdmlkZXIYASABKA4yJS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUHJvdmlkZXISDQoFbW9kZWwYAiABKAkSRAoPcmVzcG9uc2VfZm9ybWF0GAMgASgOMisudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlc3BvbnNlRm9ybWF0ElIKF3RpbWVzdGFtcF9ncmFudWxhcml0aWVzGAQgAygOMjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRpbWVzdGFtcEdyYW51bGFyaXR5EhMKC3RlbXBlcmF0dXJlGAUgASgBEhAKCGxhbmd1YWdlGAYgASgJEhMKBnByb21wdBgHIAEoCUgAiAEBEhcKD3RyYW5zbGF0ZV90b19lbhgIIAEoCBIUCgdkaWFyaXplGAkgASgISAGIAQESGQoMbWluX3NwZWFrZXJzGAogASgFSAKIAQESGQoMbWF4X3NwZWFrZXJzGAsgASgFSAOIAQFCCQoHX3Byb21wdEIKCghfZGlhcml6ZUIPCg1fbWluX3NwZWFrZXJzQg8KDV9tYXhfc3BlYWtlcnMizQEKFVRyYW5zY3JpcHRpb25MaXN0SXRlbRIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEAoIZHVyYXRpb24YAyABKAESDQoFbW9kZWwYBCABKAkSQAoGc3RhdHVzGAUgASgOMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25TdGF0dXMSLwoLdXBsb2FkZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIvMBChNUcmFuc2NyaXB0aW9uQ29uZmlnEg0KBW1vZGVsGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJElIKF3RpbWVzdGFtcF9ncmFudWxhcml0aWVzGAMgAygOMjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRpbWVzdGFtcEdyYW51bGFyaXR5Eg8KB2RpYXJpemUYBCABKAgSGQoMbWluX3NwZWFrZXJzGAUgASgFSACIAQESGQoMbWF4X3NwZWFrZXJzGAYgASgFSAGIAQFCDwoNX21pbl9zcGVha2Vyc0IPCg1fbWF4X3NwZWFrZXJzIlsKCUF1ZGlvRmlsZRIPCgdmaWxlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIZCgxjb250ZW50X3R5cGUYAyABKAlIAIgBAUIPCg1fY29udGVudF90eXBlInwKBFdvcmQSDAoEd29yZBgBIAEoCRINCgVzdGFydBgCIAEoARILCgNlbmQYAyABKAESGAoLcHJvYmFiaWxpdHkYBCABKAFIAIgBARIUCgdzcGVha2VyGAUgASgJSAGIAQFCDgoMX3Byb2JhYmlsaXR5QgoKCF9zcGVha2VyIpMBCgdTZWdtZW50EgoKAmlkGAEgASgFEg0KBXN0YXJ0GAIgASgBEgsKA2VuZBgDIAEoARIMCgR0ZXh0GAQgASgJEjAKBXdvcmRzGAUgAygLMiEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLldvcmQSFAoHc3BlYWtlchgGIAEoCUgAiAEBQgoKCF9zcGVha2VyIiMKB1NwZWFrZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCSLxAQoTVHJhbnNjcmlwdGlvblJlc3VsdBIKCgJpZBgBIAEoCRIMCgR0ZXh0GAIgASgJEhAKCGxhbmd1YWdlGAMgASgJEhAKCGR1cmF0aW9uGAQgASgBEjYKCHNlZ21lbnRzGAUgAygLMiQudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNlZ21lbnQSNgoIc3BlYWtlcnMYBiADKAsyJC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuU3BlYWtlchIaCg1zcGVha2Vyc19ub3RlGAcgASgJSACIAQFCEAoOX3NwZWFrZXJzX25vdGUisQMKDVRyYW5zY3JpcHRpb24SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEkAKBnN0YXR1cxgDIAEoDjIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uU3RhdHVzEkAKBmNvbmZpZxgEIAEoCzIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uQ29uZmlnEjoKCmF1ZGlvX2ZpbGUYBSABKAsyJi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuQXVkaW9GaWxlEkAKBnJlc3VsdBgGIAEoCzIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uUmVzdWx0Ei4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWVycm9yGAkgASgJSACIAQFCCAoGX2Vycm9yIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IkgKEkxpc3RNb2RlbHNSZXNwb25zZRIyCgZtb2RlbHMYASADKAsyIi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTW9kZWwidwoaQ3JlYXRlVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIPCgdmaWxlX2lkGAIgASgJEjcKCHNldHRpbmdzGAMgASgLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNldHRpbmdzImkKG0NyZWF0ZVRyYW5zY3JpcHRpb25SZXNwb25zZRIOCgZqb2JfaWQYASABKAkSFAoHbWVzc2FnZRgCIAEoCUgAiAEBEhgKEHRyYW5zY3JpcHRpb25faWQYAyABKAlCCgoIX21lc3NhZ2UiuwEKGUxpc3RUcmFuc2NyaXB0aW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSRQoGc3RhdHVzGAQgASgOMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25TdGF0dXNIAIgBARISCgVxdWVyeRgFIAEoCUgBiAEBQgkKB19zdGF0dXNCCAoGX3F1ZXJ5In0KGkxpc3RUcmFuc2NyaXB0aW9uc1Jlc3BvbnNlEkoKDnRyYW5zY3JpcHRpb25zGAEgAygLMjIudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25MaXN0SXRlbRITCgt0b3RhbF9jb3VudBgCIAEoBSI2ChdHZXRUcmFuc2NyaXB0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJIl0KGEdldFRyYW5zY3JpcHRpb25SZXNwb25zZRJBCg10cmFuc2NyaXB0aW9uGAEgASgLMioudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb24iSwoaUmVuYW1lVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCRIQCghuZXdfbmFtZRgDIAEoCSJoChtSZW5hbWVUcmFuc2NyaXB0aW9uUmVzcG9uc2USSQoNdHJhbnNjcmlwdGlvbhgBIAEoCzIyLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uTGlzdEl0ZW0iOQoaRGVsZXRlVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCSIdChtEZWxldGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UicQoZUmV0cnlUcmFuc2NyaXB0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEjcKCHNldHRpbmdzGAMgASgLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNldHRpbmdzIiwKGlJldHJ5VHJhbnNjcmlwdGlvblJlc3BvbnNlEg4KBmpvYl9pZBgBIAEoCSJVChRSZW5hbWVTcGVha2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEhIKCnNwZWFrZXJfaWQYAyABKAkSDAoEbmFtZRgEIAEoCSJPChVSZW5hbWVTcGVha2VyUmVzcG9uc2USNgoIc3BlYWtlcnMYASADKAsyJC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuU3BlYWtlciKSAQobRGlhcml6ZVRyYW5zY3JpcHRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSCgoCaWQYAiABKAkSGQoMbWluX3NwZWFrZXJzGAMgASgFSACIAQESGQoMbWF4X3NwZWFrZXJzGAQgASgFSAGIAQFCDwoNX21pbl9zcGVha2Vyc0IPCg1fbWF4X3NwZWFrZXJzIi4KHERpYXJpemVUcmFuc2NyaXB0aW9uUmVzcG9uc2USDgoGam9iX2lkGAEgASgJKmQKCFByb3ZpZGVyEhgKFFBST1ZJREVSX1VOU1BFQ0lGSUVEEAASEgoOUFJPVklERVJfTE9DQUwQARIRCg1QUk9WSURFUl9HUk9REAISFwoTUFJPVklERVJfRUxFVkVOTEFCUxADKocBCg5SZXNwb25zZUZvcm1hdBIfChtSRVNQT05TRV9GT1JNQVRfVU5TUEVDSUZJRUQQABIYChRSRVNQT05TRV9GT1JNQVRfSlNPThABEiAKHFJFU1BPTlNFX0ZPUk1BVF9WRVJCT1NFX0pTT04QAhIYChRSRVNQT05TRV9GT1JNQVRfVEVYVBADKoABChRUaW1lc3RhbXBHcmFudWxhcml0eRIlCiFUSU1FU1RBTVBfR1JBTlVMQVJJVFlfVU5TUEVDSUZJRUQQABIhCh1USU1FU1RBTVBfR1JBTlVMQVJJVFlfU0VHTUVOVBABEh4KGlRJTUVTVEFNUF9HUkFOVUxBUklUWV9XT1JEEAIqkAIKE1RyYW5zY3JpcHRpb25TdGF0dXMSJAogVFJBTlNDUklQVElPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxUUkFOU0NSSVBUSU9OX1NUQVRVU19QRU5ESU5HEAESIwofVFJBTlNDUklQVElPTl9TVEFUVVNfUFJPQ0VTU0lORxACEiUKIVRSQU5TQ1JJUFRJT05fU1RBVFVTX1RSQU5TQ1JJQklORxADEiIKHlRSQU5TQ1JJUFRJT05fU1RBVFVTX0NPTVBMRVRFRBAEEh8KG1RSQU5TQ1JJUFRJT05fU1RBVFVTX0ZBSUxFRBAFEiAKHFRSQU5TQ1JJUFRJT05fU1RBVFVTX0RFTEVURUQQBjLQCQoUVHJhbnNjcmlwdGlvblNlcnZpY2USbwoKTGlzdE1vZGVscxIuLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0TW9kZWxzUmVxdWVzdBovLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0TW9kZWxzUmVzcG9uc2UiABKKAQoTQ3JlYXRlVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5DcmVhdGVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5DcmVhdGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKHAQoSTGlzdFRyYW5zY3JpcHRpb25zEjYudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLkxpc3RUcmFuc2NyaXB0aW9uc1JlcXVlc3QaNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTGlzdFRyYW5zY3JpcHRpb25zUmVzcG9uc2UiABKBAQoQR2V0VHJhbnNjcmlwdGlvbhI0LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5HZXRUcmFuc2NyaXB0aW9uUmVxdWVzdBo1LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5HZXRUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKKAQoTUmVuYW1lVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5SZW5hbWVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5SZW5hbWVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKKAQoTRGVsZXRlVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EZWxldGVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EZWxldGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKHAQoSUmV0cnlUcmFuc2NyaXB0aW9uEjYudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJldHJ5VHJhbnNjcmlwdGlvblJlcXVlc3QaNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmV0cnlUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABJ4Cg1SZW5hbWVTcGVha2VyEjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlbmFtZVNwZWFrZXJSZXF1ZXN0GjIudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlbmFtZVNwZWFrZXJSZXNwb25zZSIAEo0BChREaWFyaXplVHJhbnNjcmlwdGlvbhI4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EaWFyaXplVHJhbnNjcmlwdGlvblJlcXVlc3QaOS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuRGlhcml6ZVRyYW5zY3JpcHRpb25SZXNwb25zZSIAYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * One entry of the model catalog.
@@ -138,6 +138,25 @@ export type Settings = Message<"transcribe.transcription.v1.Settings"> & {
    * @generated from field: bool translate_to_en = 8;
    */
   translateToEn: boolean;
+
+  /**
+   * Identify speakers (who said what); unset means false.
+   *
+   * @generated from field: optional bool diarize = 9;
+   */
+  diarize?: boolean | undefined;
+
+  /**
+   * 1 to 20, min <= max; unset means estimated. Only with diarize.
+   *
+   * @generated from field: optional int32 min_speakers = 10;
+   */
+  minSpeakers?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 max_speakers = 11;
+   */
+  maxSpeakers?: number | undefined;
 };
 
 /**
@@ -221,6 +240,21 @@ export type TranscriptionConfig = Message<"transcribe.transcription.v1.Transcrip
    * @generated from field: repeated transcribe.transcription.v1.TimestampGranularity timestamp_granularities = 3;
    */
   timestampGranularities: TimestampGranularity[];
+
+  /**
+   * @generated from field: bool diarize = 4;
+   */
+  diarize: boolean;
+
+  /**
+   * @generated from field: optional int32 min_speakers = 5;
+   */
+  minSpeakers?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 max_speakers = 6;
+   */
+  maxSpeakers?: number | undefined;
 };
 
 /**
@@ -288,6 +322,13 @@ export type Word = Message<"transcribe.transcription.v1.Word"> & {
    * @generated from field: optional double probability = 4;
    */
   probability?: number | undefined;
+
+  /**
+   * Speaker id (S1, S2...) when the transcript has speakers.
+   *
+   * @generated from field: optional string speaker = 5;
+   */
+  speaker?: string | undefined;
 };
 
 /**
@@ -331,6 +372,13 @@ export type Segment = Message<"transcribe.transcription.v1.Segment"> & {
    * @generated from field: repeated transcribe.transcription.v1.Word words = 5;
    */
   words: Word[];
+
+  /**
+   * Speaker id (S1, S2...) when the transcript has speakers; names are in result.speakers.
+   *
+   * @generated from field: optional string speaker = 6;
+   */
+  speaker?: string | undefined;
 };
 
 /**
@@ -339,6 +387,30 @@ export type Segment = Message<"transcribe.transcription.v1.Segment"> & {
  */
 export const SegmentSchema: GenMessage<Segment> = /*@__PURE__*/
   messageDesc(file_transcribe_transcription_v1_transcription, 6);
+
+/**
+ * A speaker of a diarized transcript; name starts as the id and is set by RenameSpeaker.
+ *
+ * @generated from message transcribe.transcription.v1.Speaker
+ */
+export type Speaker = Message<"transcribe.transcription.v1.Speaker"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.Speaker.
+ * Use `create(SpeakerSchema)` to create a new message.
+ */
+export const SpeakerSchema: GenMessage<Speaker> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 7);
 
 /**
  * @generated from message transcribe.transcription.v1.TranscriptionResult
@@ -376,6 +448,20 @@ export type TranscriptionResult = Message<"transcribe.transcription.v1.Transcrip
    * @generated from field: repeated transcribe.transcription.v1.Segment segments = 5;
    */
   segments: Segment[];
+
+  /**
+   * In order of first appearance; empty when speakers were not identified.
+   *
+   * @generated from field: repeated transcribe.transcription.v1.Speaker speakers = 6;
+   */
+  speakers: Speaker[];
+
+  /**
+   * Why there are no speakers although they were asked for, readable by a user.
+   *
+   * @generated from field: optional string speakers_note = 7;
+   */
+  speakersNote?: string | undefined;
 };
 
 /**
@@ -383,7 +469,7 @@ export type TranscriptionResult = Message<"transcribe.transcription.v1.Transcrip
  * Use `create(TranscriptionResultSchema)` to create a new message.
  */
 export const TranscriptionResultSchema: GenMessage<TranscriptionResult> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 7);
+  messageDesc(file_transcribe_transcription_v1_transcription, 8);
 
 /**
  * The transcription detail (spec section 3).
@@ -449,7 +535,7 @@ export type Transcription = Message<"transcribe.transcription.v1.Transcription">
  * Use `create(TranscriptionSchema)` to create a new message.
  */
 export const TranscriptionSchema: GenMessage<Transcription> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 8);
+  messageDesc(file_transcribe_transcription_v1_transcription, 9);
 
 /**
  * @generated from message transcribe.transcription.v1.ListModelsRequest
@@ -462,7 +548,7 @@ export type ListModelsRequest = Message<"transcribe.transcription.v1.ListModelsR
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 9);
+  messageDesc(file_transcribe_transcription_v1_transcription, 10);
 
 /**
  * @generated from message transcribe.transcription.v1.ListModelsResponse
@@ -479,7 +565,7 @@ export type ListModelsResponse = Message<"transcribe.transcription.v1.ListModels
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 10);
+  messageDesc(file_transcribe_transcription_v1_transcription, 11);
 
 /**
  * @generated from message transcribe.transcription.v1.CreateTranscriptionRequest
@@ -509,7 +595,7 @@ export type CreateTranscriptionRequest = Message<"transcribe.transcription.v1.Cr
  * Use `create(CreateTranscriptionRequestSchema)` to create a new message.
  */
 export const CreateTranscriptionRequestSchema: GenMessage<CreateTranscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 11);
+  messageDesc(file_transcribe_transcription_v1_transcription, 12);
 
 /**
  * @generated from message transcribe.transcription.v1.CreateTranscriptionResponse
@@ -542,7 +628,7 @@ export type CreateTranscriptionResponse = Message<"transcribe.transcription.v1.C
  * Use `create(CreateTranscriptionResponseSchema)` to create a new message.
  */
 export const CreateTranscriptionResponseSchema: GenMessage<CreateTranscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 12);
+  messageDesc(file_transcribe_transcription_v1_transcription, 13);
 
 /**
  * @generated from message transcribe.transcription.v1.ListTranscriptionsRequest
@@ -587,7 +673,7 @@ export type ListTranscriptionsRequest = Message<"transcribe.transcription.v1.Lis
  * Use `create(ListTranscriptionsRequestSchema)` to create a new message.
  */
 export const ListTranscriptionsRequestSchema: GenMessage<ListTranscriptionsRequest> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 13);
+  messageDesc(file_transcribe_transcription_v1_transcription, 14);
 
 /**
  * @generated from message transcribe.transcription.v1.ListTranscriptionsResponse
@@ -611,7 +697,7 @@ export type ListTranscriptionsResponse = Message<"transcribe.transcription.v1.Li
  * Use `create(ListTranscriptionsResponseSchema)` to create a new message.
  */
 export const ListTranscriptionsResponseSchema: GenMessage<ListTranscriptionsResponse> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 14);
+  messageDesc(file_transcribe_transcription_v1_transcription, 15);
 
 /**
  * @generated from message transcribe.transcription.v1.GetTranscriptionRequest
@@ -633,7 +719,7 @@ export type GetTranscriptionRequest = Message<"transcribe.transcription.v1.GetTr
  * Use `create(GetTranscriptionRequestSchema)` to create a new message.
  */
 export const GetTranscriptionRequestSchema: GenMessage<GetTranscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 15);
+  messageDesc(file_transcribe_transcription_v1_transcription, 16);
 
 /**
  * @generated from message transcribe.transcription.v1.GetTranscriptionResponse
@@ -650,7 +736,7 @@ export type GetTranscriptionResponse = Message<"transcribe.transcription.v1.GetT
  * Use `create(GetTranscriptionResponseSchema)` to create a new message.
  */
 export const GetTranscriptionResponseSchema: GenMessage<GetTranscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 16);
+  messageDesc(file_transcribe_transcription_v1_transcription, 17);
 
 /**
  * @generated from message transcribe.transcription.v1.RenameTranscriptionRequest
@@ -680,7 +766,7 @@ export type RenameTranscriptionRequest = Message<"transcribe.transcription.v1.Re
  * Use `create(RenameTranscriptionRequestSchema)` to create a new message.
  */
 export const RenameTranscriptionRequestSchema: GenMessage<RenameTranscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 17);
+  messageDesc(file_transcribe_transcription_v1_transcription, 18);
 
 /**
  * @generated from message transcribe.transcription.v1.RenameTranscriptionResponse
@@ -697,7 +783,7 @@ export type RenameTranscriptionResponse = Message<"transcribe.transcription.v1.R
  * Use `create(RenameTranscriptionResponseSchema)` to create a new message.
  */
 export const RenameTranscriptionResponseSchema: GenMessage<RenameTranscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 18);
+  messageDesc(file_transcribe_transcription_v1_transcription, 19);
 
 /**
  * @generated from message transcribe.transcription.v1.DeleteTranscriptionRequest
@@ -719,7 +805,7 @@ export type DeleteTranscriptionRequest = Message<"transcribe.transcription.v1.De
  * Use `create(DeleteTranscriptionRequestSchema)` to create a new message.
  */
 export const DeleteTranscriptionRequestSchema: GenMessage<DeleteTranscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 19);
+  messageDesc(file_transcribe_transcription_v1_transcription, 20);
 
 /**
  * @generated from message transcribe.transcription.v1.DeleteTranscriptionResponse
@@ -732,7 +818,7 @@ export type DeleteTranscriptionResponse = Message<"transcribe.transcription.v1.D
  * Use `create(DeleteTranscriptionResponseSchema)` to create a new message.
  */
 export const DeleteTranscriptionResponseSchema: GenMessage<DeleteTranscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 20);
+  messageDesc(file_transcribe_transcription_v1_transcription, 21);
 
 /**
  * @generated from message transcribe.transcription.v1.RetryTranscriptionRequest
@@ -761,7 +847,7 @@ export type RetryTranscriptionRequest = Message<"transcribe.transcription.v1.Ret
  * Use `create(RetryTranscriptionRequestSchema)` to create a new message.
  */
 export const RetryTranscriptionRequestSchema: GenMessage<RetryTranscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 21);
+  messageDesc(file_transcribe_transcription_v1_transcription, 22);
 
 /**
  * @generated from message transcribe.transcription.v1.RetryTranscriptionResponse
@@ -780,7 +866,117 @@ export type RetryTranscriptionResponse = Message<"transcribe.transcription.v1.Re
  * Use `create(RetryTranscriptionResponseSchema)` to create a new message.
  */
 export const RetryTranscriptionResponseSchema: GenMessage<RetryTranscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_transcribe_transcription_v1_transcription, 22);
+  messageDesc(file_transcribe_transcription_v1_transcription, 23);
+
+/**
+ * @generated from message transcribe.transcription.v1.RenameSpeakerRequest
+ */
+export type RenameSpeakerRequest = Message<"transcribe.transcription.v1.RenameSpeakerRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * The transcription's id.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * A speaker of its result (S1, S2...); another is NOT_FOUND.
+   *
+   * @generated from field: string speaker_id = 3;
+   */
+  speakerId: string;
+
+  /**
+   * Trimmed; empty is 'Speaker name cannot be empty', above 80 characters is too long.
+   *
+   * @generated from field: string name = 4;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.RenameSpeakerRequest.
+ * Use `create(RenameSpeakerRequestSchema)` to create a new message.
+ */
+export const RenameSpeakerRequestSchema: GenMessage<RenameSpeakerRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 24);
+
+/**
+ * @generated from message transcribe.transcription.v1.RenameSpeakerResponse
+ */
+export type RenameSpeakerResponse = Message<"transcribe.transcription.v1.RenameSpeakerResponse"> & {
+  /**
+   * Every speaker of the result after the rename.
+   *
+   * @generated from field: repeated transcribe.transcription.v1.Speaker speakers = 1;
+   */
+  speakers: Speaker[];
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.RenameSpeakerResponse.
+ * Use `create(RenameSpeakerResponseSchema)` to create a new message.
+ */
+export const RenameSpeakerResponseSchema: GenMessage<RenameSpeakerResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 25);
+
+/**
+ * @generated from message transcribe.transcription.v1.DiarizeTranscriptionRequest
+ */
+export type DiarizeTranscriptionRequest = Message<"transcribe.transcription.v1.DiarizeTranscriptionRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * 1 to 20, min <= max; unset means estimated.
+   *
+   * @generated from field: optional int32 min_speakers = 3;
+   */
+  minSpeakers?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 max_speakers = 4;
+   */
+  maxSpeakers?: number | undefined;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.DiarizeTranscriptionRequest.
+ * Use `create(DiarizeTranscriptionRequestSchema)` to create a new message.
+ */
+export const DiarizeTranscriptionRequestSchema: GenMessage<DiarizeTranscriptionRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 26);
+
+/**
+ * @generated from message transcribe.transcription.v1.DiarizeTranscriptionResponse
+ */
+export type DiarizeTranscriptionResponse = Message<"transcribe.transcription.v1.DiarizeTranscriptionResponse"> & {
+  /**
+   * The diarization job's id.
+   *
+   * @generated from field: string job_id = 1;
+   */
+  jobId: string;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.DiarizeTranscriptionResponse.
+ * Use `create(DiarizeTranscriptionResponseSchema)` to create a new message.
+ */
+export const DiarizeTranscriptionResponseSchema: GenMessage<DiarizeTranscriptionResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 27);
 
 /**
  * @generated from enum transcribe.transcription.v1.Provider
@@ -1012,6 +1208,26 @@ export const TranscriptionService: GenService<{
     methodKind: "unary";
     input: typeof RetryTranscriptionRequestSchema;
     output: typeof RetryTranscriptionResponseSchema;
+  },
+  /**
+   * Renames a speaker of a COMPLETED transcription's result everywhere at once (trimmed, 1 to 80 characters) and emits TranscriptSpeakerRenamed.
+   *
+   * @generated from rpc transcribe.transcription.v1.TranscriptionService.RenameSpeaker
+   */
+  renameSpeaker: {
+    methodKind: "unary";
+    input: typeof RenameSpeakerRequestSchema;
+    output: typeof RenameSpeakerResponseSchema;
+  },
+  /**
+   * Runs speaker diarization alone on a COMPLETED transcription (no re-transcription): a new job whose result is the same text with speakers; FAILED_PRECONDITION while a job is running.
+   *
+   * @generated from rpc transcribe.transcription.v1.TranscriptionService.DiarizeTranscription
+   */
+  diarizeTranscription: {
+    methodKind: "unary";
+    input: typeof DiarizeTranscriptionRequestSchema;
+    output: typeof DiarizeTranscriptionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_transcribe_transcription_v1_transcription, 0);

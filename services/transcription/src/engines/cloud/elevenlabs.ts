@@ -15,7 +15,7 @@ interface ScribeResponse {
   language_code?: string;
   language_probability?: number;
   text: string;
-  words?: Array<{ text: string; start: number; end: number; type?: "word" | "spacing" | "audio_event"; logprob?: number }>;
+  words?: Array<{ text: string; start: number; end: number; type?: "word" | "spacing" | "audio_event"; logprob?: number; speaker_id?: string }>;
 }
 
 /**
@@ -32,7 +32,12 @@ export class ElevenLabsTranscriber implements Transcriber {
     this.baseURL = (options.baseURL ?? "https://api.elevenlabs.io").replace(/\/$/, "");
   }
 
-  transcribe(request: TranscribeRequest): Promise<TranscriptResult> {
+  async transcribe(request: TranscribeRequest): Promise<TranscriptResult> {
+    const result = await this.run(request);
+    return request.diarize ? { ...result, providerSpeakers: true } : result;
+  }
+
+  private run(request: TranscribeRequest): Promise<TranscriptResult> {
     if (request.task === "translate") {
       return Promise.reject(new TranscriberError("permanent", "ElevenLabs Scribe cannot translate; choose a Whisper model"));
     }
@@ -49,7 +54,9 @@ export class ElevenLabsTranscriber implements Transcriber {
         form.set("file", new Blob([audio.bytes], { type: "audio/flac" }), audio.fileName);
         form.set("timestamps_granularity", "word");
         form.set("tag_audio_events", "false");
-        form.set("diarize", "false");
+        // Scribe's own diarization when speakers are asked for (speaker_id on every word).
+        form.set("diarize", request.diarize ? "true" : "false");
+        if (request.diarize?.maxSpeakers) form.set("num_speakers", String(request.diarize.maxSpeakers));
         const code = language ? toIso639_3(language) : undefined;
         if (code) form.set("language_code", code);
         if (request.temperature > 0) form.set("temperature", String(request.temperature));
@@ -80,6 +87,7 @@ export class ElevenLabsTranscriber implements Transcriber {
             start: w.start,
             end: w.end,
             ...(w.logprob !== undefined ? { probability: Math.exp(w.logprob) } : {}),
+            ...(request.diarize && w.speaker_id ? { speaker: w.speaker_id } : {}),
           });
           spaced = false;
         }

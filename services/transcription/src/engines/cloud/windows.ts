@@ -135,7 +135,7 @@ export function segmentsFromWords(words: Word[], options: { gapSeconds?: number;
   };
   for (const word of words) {
     const previous = current[current.length - 1];
-    if (previous && (word.start - previous.end > gap || current.length >= maxWords)) flush();
+    if (previous && (word.start - previous.end > gap || current.length >= maxWords || previous.speaker !== word.speaker)) flush();
     current.push(word);
     if (/[.!?。！？]["')\]]?$/.test(word.word.trim())) flush();
   }

