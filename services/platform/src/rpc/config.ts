@@ -66,16 +66,22 @@ export function rpcConfigProblems(config: RpcConfig, identity: string): string[]
   return problems;
 }
 
-/**
- * Applies the settings: the process's client identity and protocol, and what its server
- * needs (the caller check, reflection, TLS). Call after rpcConfigProblems came back empty.
- */
-export function applyRpcConfig(config: RpcConfig, logger: Logger): RpcSetup {
+/** The process's identity, protocol and CA for every service client it makes. */
+export function configureRpcClients(config: RpcConfig): void {
   configureServiceClients({
     protocol: config.RPC_PROTOCOL,
     signer: config.SERVICE_KEY ? createTokenSigner(parsePrivateKey(config.SERVICE_KEY)) : undefined,
     caFile: config.RPC_TLS_CA_FILE,
   });
+}
+
+/**
+ * Applies the settings of a serving process: its clients (configureRpcClients) and what
+ * its server needs (the caller check, reflection, TLS). Call after rpcConfigProblems came
+ * back empty.
+ */
+export function applyRpcConfig(config: RpcConfig, logger: Logger): RpcSetup {
+  configureRpcClients(config);
   if (!config.SERVICE_PUBLIC_KEYS) {
     logger.warn("SERVICE_PUBLIC_KEYS is not set: this port trusts every caller (development only)");
   }

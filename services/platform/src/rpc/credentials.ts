@@ -1,6 +1,8 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JSONWebKeySet } from "jose";
 import { z } from "zod";
 
+export type { JWK, JSONWebKeySet } from "jose";
+
 /**
  * Service tokens (decision 0019): every RPC carries `authorization: Bearer <JWT>` signed
  * with the calling service's own Ed25519 key (kid = its name). The callee verifies it

@@ -143,7 +143,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
   const authenticate = options.callers ? checkCaller(options.callers) : undefined;
   const served: DescService[] = [];
   await app.register(fastifyConnectPlugin, {
-    interceptors: [observeRpcHandling, ...(authenticate ? [authenticate] : []), mapErrors],
+    interceptors: [observeRpcHandling, honourDeadline, ...(authenticate ? [authenticate] : []), mapErrors],
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
     routes(connectRouter) {
       // Remember what is served, for reflection and grpc.health.v1's service names.
@@ -212,6 +212,17 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
     },
   };
 }
+
+/**
+ * A handler that finishes after the caller's deadline (grpc-timeout / connect-timeout-ms)
+ * answers DEADLINE_EXCEEDED, as gRPC servers do, rather than a late success no caller
+ * waits for: handlers do not all watch the signal themselves.
+ */
+const honourDeadline: Interceptor = (next) => async (req) => {
+  const response = await next(req);
+  if (req.signal.aborted) throw ConnectError.from(req.signal.reason, Code.DeadlineExceeded);
+  return response;
+};
 
 /**
  * The caller check (decision 0019): a valid service token for this RPC's service
