@@ -220,7 +220,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
  */
 const honourDeadline: Interceptor = (next) => async (req) => {
   const response = await next(req);
-  if (req.signal.aborted) throw ConnectError.from(req.signal.reason, Code.DeadlineExceeded);
+  if (!response.stream && req.signal.aborted) throw ConnectError.from(req.signal.reason, Code.DeadlineExceeded);
   return response;
 };
 
