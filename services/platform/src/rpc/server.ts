@@ -186,6 +186,10 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
 
   await options.configure?.(app);
   const address = await app.listen({ host: options.host, port: options.port });
+  // httpolyglot's inner HTTP/1.1 server never listens itself, so Node never starts its
+  // connection tracking (what closeIdleConnections and request timeouts use): start it.
+  const innerHttp = (rawServer as unknown as { _httpServer?: HttpServer })._httpServer;
+  innerHttp?.emit("listening");
   logger.info({ address }, `${name} listening`);
 
   return {
@@ -199,7 +203,8 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
       // GOAWAY lets calls in flight finish; idle HTTP/1.1 sockets can go now; whatever is
       // left once in-flight calls were aborted is cut.
       for (const session of sessions) session.close();
-      (rawServer as unknown as { _httpServer?: HttpServer })._httpServer?.closeIdleConnections();
+      // Closes kept-alive idle HTTP/1.1 sockets and stops the inner server's timers.
+      innerHttp?.close(() => undefined);
       rawServer?.closeIdleConnections?.();
       const cut = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
