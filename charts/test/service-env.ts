@@ -51,7 +51,7 @@ export function processSchema(service: string, entry: string): { schema: z.ZodOb
   // Every process reads the RPC settings (service key, trusted keys, protocol, TLS) and checks them at start.
   const identity = entry.endsWith("worker.ts") ? `${service}-worker` : service;
   const checkRpc = (config: unknown) => {
-    const problems = rpcConfigProblems(config as RpcConfig, identity);
+    const problems = rpcConfigProblems(config as RpcConfig, identity, { serves: identity !== "bff" });
     if (problems.length > 0) throw new Error(problems.join("; "));
   };
   const hasDatabase = existsSync(path.join(repoRoot, "services", service, "src/db/migrations.ts"));

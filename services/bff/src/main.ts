@@ -3,7 +3,7 @@ import { buildBff } from "./app.js";
 import { bffConfigSchema } from "./config.js";
 
 const config = loadConfigOrExit("bff", bffConfigSchema.extend(metricsPortConfigSchema.shape).extend(rpcConfigSchema.shape));
-const rpcProblems = rpcConfigProblems(config, "bff");
+const rpcProblems = rpcConfigProblems(config, "bff", { serves: false });
 if (rpcProblems.length > 0) {
   process.stderr.write(`bff: ${new ConfigError(rpcProblems).message}\n`);
   process.exit(1);

@@ -31,8 +31,11 @@ export interface RpcSetup {
   tls?: { cert: Buffer; key: Buffer };
 }
 
-/** Problems with the RPC settings, for one start-up error naming every variable. */
-export function rpcConfigProblems(config: RpcConfig, identity: string): string[] {
+/**
+ * Problems with the RPC settings, for one start-up error naming every variable. A process
+ * that only calls (the BFF) needs no trusted keys.
+ */
+export function rpcConfigProblems(config: RpcConfig, identity: string, { serves = true }: { serves?: boolean } = {}): string[] {
   const problems: string[] = [];
   const production = config.NODE_ENV === "production";
   if (config.SERVICE_KEY) {
@@ -49,7 +52,7 @@ export function rpcConfigProblems(config: RpcConfig, identity: string): string[]
     } catch (error) {
       problems.push(`SERVICE_PUBLIC_KEYS: not a JWK set of Ed25519 keys with kids (${(error as Error).message.split("\n")[0]})`);
     }
-  } else if (production) problems.push("SERVICE_PUBLIC_KEYS: required in production (the trusted callers' keys)");
+  } else if (production && serves) problems.push("SERVICE_PUBLIC_KEYS: required in production (the trusted callers' keys)");
   problems.push(...parseGrants(config.RPC_GRANTS).problems.map((p) => `RPC_GRANTS: ${p}`));
   if (Boolean(config.RPC_TLS_CERT_FILE) !== Boolean(config.RPC_TLS_KEY_FILE)) {
     problems.push("RPC_TLS_CERT_FILE and RPC_TLS_KEY_FILE: set both or neither");
