@@ -349,7 +349,9 @@ The same two requests through three BFF processes on the same services, in the s
 the product's own BFF calls with the default, **${protocolNames[d.defaultProtocol ?? "grpc"] ?? d.defaultProtocol}**
 (\`RPC_PROTOCOL\`, decision 0019); two more BFFs, started next to it, call with the other two. Each
 request is one RPC to the transcription service (plus the session check, cached). Medians; "/ direct" is the
-throughput as a share of the direct server's in the same run, pair by pair.
+throughput as a share of the direct server's in the same run, pair by pair. The default between our services is
+the protocol with the best "/ direct" (decision 0019); on a loaded machine (see the load above) differences
+below about 1.5× are within the noise of one run.
 
 ${table(
   ["request", "connections", "protocol", "req/s", "p50", "p99", "/ direct"],

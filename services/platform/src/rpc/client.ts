@@ -7,12 +7,13 @@ import { currentRequestId, currentUserId, REQUEST_ID_HEADER } from "../request-c
 import { AUTHORIZATION_HEADER, type TokenSigner } from "./credentials.js";
 
 /**
- * How our services talk to each other (decision 0019): gRPC over HTTP/2 by default,
- * Connect over HTTP/2, or Connect over HTTP/1.1 (the pre-0019 wire, kept for comparison).
+ * How our services talk to each other (decision 0019): Connect over HTTP/2 by default (the
+ * fastest in the API benchmark, docs/benchmarks.md), gRPC over HTTP/2, or Connect over
+ * HTTP/1.1 (the pre-0019 wire, kept for comparison). Every port serves all of them.
  */
-export const rpcProtocols = ["grpc", "connect", "connect-http1"] as const;
+export const rpcProtocols = ["connect", "grpc", "connect-http1"] as const;
 export type RpcProtocol = (typeof rpcProtocols)[number];
-export const DEFAULT_RPC_PROTOCOL: RpcProtocol = "grpc";
+export const DEFAULT_RPC_PROTOCOL: RpcProtocol = "connect";
 
 export interface ServiceClientOptions {
   /** Deadline for every call unless the call sets its own (sent as grpc-timeout / connect-timeout-ms). */

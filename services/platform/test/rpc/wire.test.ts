@@ -44,7 +44,7 @@ function mediaRoutes(router: ConnectRouter) {
 const servers: ServiceServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
-  configureServiceClients({ signer: undefined, protocol: "grpc" });
+  configureServiceClients({ signer: undefined, protocol: "connect" });
 });
 
 async function serve(extra: Partial<Parameters<typeof startServiceServer>[0]> = {}) {
