@@ -8,6 +8,11 @@
  * p50 and p99 latency (medians over the runs) and the product/direct ratios pair by
  * pair. Target: p99 < 50 ms at 200 connections through the product.
  *
+ * Protocols between the BFF and the services (decision 0019): the launcher's BFF calls with
+ * the default (gRPC); a second and third BFF process, started next to it on the same
+ * services, call with Connect over HTTP/2 and Connect over HTTP/1.1 (`RPC_PROTOCOL`). All
+ * of them and the direct server take turns in every run.
+ *
  *   npm run bench:api                 (3 runs × 5 s per case)
  *   npm run bench:api -- --smoke      (300 requests per case, 1 run)
  *
@@ -20,15 +25,26 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon, { type Result } from "autocannon";
 import pg from "pg";
+import { readFileSync } from "node:fs";
+import { DEFAULT_RPC_PROTOCOL, type RpcProtocol, rpcProtocols } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
+import { processes, urlVariable } from "../../deploy/embedded/src/services.js";
+import { getHealth, waitFor } from "../../deploy/embedded/test/stack.js";
 import { treeCpu } from "../lib/proc.js";
 import { signIn, startProduct, type ApiClient, type Product } from "../lib/product.js";
 import { isSmoke, repoRoot, startRecording } from "../lib/results.js";
 import { median, printTable, round } from "../lib/stats.js";
 
 const { values } = parseArgs({
-  options: { smoke: { type: "boolean", default: false }, runs: { type: "string" }, duration: { type: "string" } },
+  options: {
+    smoke: { type: "boolean", default: false },
+    runs: { type: "string" },
+    duration: { type: "string" },
+    /** Protocols between BFF and services to measure, the default first. */
+    protocols: { type: "string", default: rpcProtocols.join(",") },
+  },
 });
+const protocols = values.protocols.split(",").filter((p): p is RpcProtocol => (rpcProtocols as readonly string[]).includes(p));
 const smoke = isSmoke();
 const runs = Number(values.runs ?? (smoke ? 1 : 3));
 const duration = Number(values.duration ?? 5);
@@ -116,6 +132,37 @@ async function startDirect(product: Product, userId: string): Promise<{ url: str
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
+/**
+ * Another BFF on the launcher's services, calling them with `protocol`: the same entry point
+ * and flags as the launcher's (the supervisor's), signed with the install's BFF key.
+ */
+async function startBff(product: Product, protocol: RpcProtocol): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const keys = JSON.parse(readFileSync(path.join(product.dataDir, "service-keys.json"), "utf8")) as Record<string, unknown>;
+  const serviceUrls = Object.fromEntries(
+    processes
+      .filter((p) => p.portOffset !== "bff")
+      .map((p) => [urlVariable(p.name), `http://127.0.0.1:${Number(product.env.SERVICE_PORT_BASE) + (p.portOffset as number)}`]),
+  );
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", "@transcribe/platform/telemetry-preload", path.join(repoRoot, "services/bff/src/main.ts")], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      ...serviceUrls,
+      LOG_LEVEL: "warn",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://localhost:${product.env.BFF_PORT}`,
+      SERVICE_KEY: JSON.stringify(keys.bff),
+      RPC_PROTOCOL: protocol,
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(() => getHealth(url), (h) => h?.status === 200, 60_000, `the ${protocol} BFF healthy`);
+  return { url, child };
+}
+
 /** The same answer from both servers, so both run the same query (ids and order, count, segment count). */
 async function checkSameAnswers(api: ApiClient, directUrl: string, ids: string[]): Promise<void> {
   const direct = async <T>(pathname: string) => (await (await fetch(`${directUrl}${pathname}`)).json()) as T;
@@ -134,7 +181,8 @@ async function checkSameAnswers(api: ApiClient, directUrl: string, ids: string[]
 interface Case {
   endpoint: "list" | "detail";
   connections: number;
-  server: "product" | "direct";
+  /** "product": the launcher's BFF (default protocol); "product-<protocol>": another BFF. */
+  server: string;
 }
 
 async function load(url: string, kase: Case, cookie: string | undefined, ids: string[], measure: { duration?: number; amount?: number }): Promise<Result> {
@@ -153,6 +201,7 @@ async function main(): Promise<void> {
   const recording = startRecording("api", smoke);
   const product = await startProduct();
   let direct: Awaited<ReturnType<typeof startDirect>> | undefined;
+  const otherBffs = new Map<RpcProtocol, Awaited<ReturnType<typeof startBff>>>();
   try {
     const api = await signIn(product);
     await seed(product, api.userId);
@@ -160,15 +209,21 @@ async function main(): Promise<void> {
     const ids = page.transcriptions.map((t) => t.id);
     direct = await startDirect(product, api.userId);
     await checkSameAnswers(api, direct.url, ids);
-    const urlOf = (server: Case["server"]) => (server === "product" ? product.baseUrl : direct!.url);
-    const cookieOf = (server: Case["server"]) => (server === "product" ? api.cookie : undefined);
+    for (const protocol of protocols) {
+      if (protocol !== DEFAULT_RPC_PROTOCOL) otherBffs.set(protocol, await startBff(product, protocol));
+    }
+    const protocolOf = (server: string): RpcProtocol => (server === "product" ? DEFAULT_RPC_PROTOCOL : (server.slice("product-".length) as RpcProtocol));
+    const productServers = ["product", ...[...otherBffs.keys()].map((p) => `product-${p}`)];
+    const urlOf = (server: Case["server"]) =>
+      server === "direct" ? direct!.url : server === "product" ? product.baseUrl : otherBffs.get(protocolOf(server))!.url;
+    const cookieOf = (server: Case["server"]) => (server === "direct" ? undefined : api.cookie);
     console.log(
       `API under load: ${TRANSCRIPTIONS} transcriptions, list of 50 and detail (${SEGMENTS} segments, ${SEGMENTS * WORDS_PER_SEGMENT} words); ` +
         `${smoke ? "300 requests" : `${duration} s`} per case, ${runs} run(s), connections ${connectionLevels.join(" and ")}`,
     );
 
     // Warm both servers (JIT, pools, the session cache) before anything is measured.
-    for (const server of ["product", "direct"] as const) {
+    for (const server of [...productServers, "direct"]) {
       for (const endpoint of ["list", "detail"] as const) {
         await load(urlOf(server), { endpoint, connections: 20, server }, cookieOf(server), ids, { amount: 500 });
       }
@@ -178,16 +233,22 @@ async function main(): Promise<void> {
     for (let run = 0; run < runs; run++) {
       for (const endpoint of ["list", "detail"] as const) {
         for (const connections of connectionLevels) {
-          const servers = (run % 2 === 0 ? ["product", "direct"] : ["direct", "product"]) as Array<Case["server"]>;
+          // Every server in turn, each run starting from another one.
+          const all = [...productServers, "direct"];
+          const servers = all.map((_, i) => all[(i + run + endpoint.length + connections) % all.length]!);
           for (const server of servers) {
             const kase = { endpoint, connections, server };
             // CPU of every process on the path: the product's (PostgreSQL included, which both servers use) and the direct server's.
-            const cpu = [treeCpu(product.stack.child.pid!), treeCpu(direct!.child.pid!)];
+            const cpu = [treeCpu(product.stack.child.pid!), treeCpu(direct!.child.pid!), ...[...otherBffs.values()].map((b) => treeCpu(b.child.pid!))];
             const started = performance.now();
             const result = await load(urlOf(server), kase, cookieOf(server), ids, smoke ? { amount: 300 } : { duration });
             const elapsed = (performance.now() - started) / 1000;
             const cpuCores = Object.fromEntries(
-              [...cpu[0]!.byProcess(), ...cpu[1]!.byProcess().map((p) => ({ ...p, name: p.name === "node" ? "direct server" : p.name }))]
+              [
+                ...cpu[0]!.byProcess(),
+                ...cpu[1]!.byProcess().map((p) => ({ ...p, name: p.name === "node" ? "direct server" : p.name })),
+                ...cpu.slice(2).flatMap((c, i) => c.byProcess().map((p) => ({ ...p, name: `bff (${[...otherBffs.keys()][i]})` }))),
+              ]
                 .filter((p) => p.seconds > 0)
                 .map((p) => [p.name, round(p.seconds / elapsed, 3)]),
             );
@@ -248,6 +309,29 @@ async function main(): Promise<void> {
         };
       }),
     );
+    /** The same requests through each protocol between BFF and services, against the direct server of the same run. */
+    const protocolRows = (["list", "detail"] as const).flatMap((endpoint) =>
+      connectionLevels.flatMap((connections) =>
+        productServers.map((server) => {
+          const pick = (name: string) => samples.filter((s) => s.endpoint === endpoint && s.connections === connections && s.server === name);
+          const [p, d] = [pick(server), pick("direct")];
+          const pairs = p.map((ps) => [ps, d.find((ds) => ds.run === ps.run)!] as const);
+          return {
+            endpoint,
+            connections,
+            protocol: protocolOf(server),
+            rps: round(median(p.map((s) => s.rps))),
+            p50: round(median(p.map((s) => s.p50)), 1),
+            p99: round(median(p.map((s) => s.p99)), 1),
+            rpsRatio: round(median(pairs.map(([a, b]) => a.rps / b.rps)), 3),
+            failures: p.reduce((n, s) => n + s.errors + s.non2xx, 0),
+          };
+        }),
+      ),
+    );
+    printTable(
+      protocolRows.map((r) => ({ endpoint: r.endpoint, conn: r.connections, protocol: r.protocol, "req/s": r.rps, "p50 ms": r.p50, "p99 ms": r.p99, "/direct": r.rpsRatio, failed: r.failures })),
+    );
     printTable(
       rows.map((r) => ({
         endpoint: r.endpoint,
@@ -264,13 +348,14 @@ async function main(): Promise<void> {
         "p99 < 50 ms": r.targetMet === null ? "no target" : r.targetMet ? "met" : "NOT MET",
       })),
     );
-    await recording.finish({ transcriptions: TRANSCRIPTIONS, segments: SEGMENTS, words: SEGMENTS * WORDS_PER_SEGMENT, durationSeconds: smoke ? null : duration, runs, rows, samples });
-    if (rows.some((r) => r.failures > 0)) {
+    await recording.finish({ transcriptions: TRANSCRIPTIONS, segments: SEGMENTS, words: SEGMENTS * WORDS_PER_SEGMENT, durationSeconds: smoke ? null : duration, runs, defaultProtocol: DEFAULT_RPC_PROTOCOL, rows, protocolRows, samples });
+    if (rows.some((r) => r.failures > 0) || protocolRows.some((r) => r.failures > 0)) {
       console.error("some requests failed: the figures above are not valid");
       process.exitCode = 1;
     }
   } finally {
     direct?.child.kill("SIGTERM");
+    for (const bff of otherBffs.values()) bff.child.kill("SIGTERM");
     await product.stop();
   }
 }

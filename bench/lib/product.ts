@@ -18,6 +18,8 @@ export interface Product {
   pgPort: number;
   /** Seconds from spawning the launcher to GET /api/v1/health answering 200. */
   healthySeconds: number;
+  /** The launcher's variables (ports, data directory). */
+  env: Record<string, string>;
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function startProduct(options: ProductOptions = {}): Promise<Produc
     dataDir,
     pgPort: Number(env.EMBEDDED_PG_PORT),
     healthySeconds,
+    env,
     async stop({ keepData = false } = {}) {
       const code = await stack.interrupt();
       if (code !== 0) console.error(`the launcher stopped with code ${code}`);

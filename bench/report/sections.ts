@@ -328,6 +328,43 @@ export interface ApiData {
     target: number | null;
     targetMet: boolean | null;
   }>;
+  /** The protocol the product's own BFF used (decision 0019). */
+  defaultProtocol?: string;
+  /** The same requests through a BFF per protocol between BFF and services. */
+  protocolRows?: Array<{ endpoint: string; connections: number; protocol: string; rps: number; p50: number; p99: number; rpsRatio: number; failures: number }>;
+}
+
+const protocolNames: Record<string, string> = {
+  grpc: "gRPC (HTTP/2)",
+  connect: "Connect over HTTP/2",
+  "connect-http1": "Connect over HTTP/1.1",
+};
+
+/** Protocols between BFF and services, each against the direct server of the same run. */
+function protocolComparison(d: ApiData): string {
+  if (!d.protocolRows?.length) return "";
+  return `### Protocols between the BFF and the services
+
+The same two requests through three BFF processes on the same services, in the same runs as the table above:
+the product's own BFF calls with the default, **${protocolNames[d.defaultProtocol ?? "grpc"] ?? d.defaultProtocol}**
+(\`RPC_PROTOCOL\`, decision 0019); two more BFFs, started next to it, call with the other two. Each
+request is one RPC to the transcription service (plus the session check, cached). Medians; "/ direct" is the
+throughput as a share of the direct server's in the same run, pair by pair. The default between our services is
+the protocol with the best "/ direct" (decision 0019); on a loaded machine (see the load above) differences
+below about 1.5× are within the noise of one run.
+
+${table(
+  ["request", "connections", "protocol", "req/s", "p50", "p99", "/ direct"],
+  d.protocolRows.map((r) => [
+    r.endpoint === "list" ? "list of 50" : "one transcript",
+    r.connections,
+    protocolNames[r.protocol] ?? r.protocol,
+    num(r.rps),
+    `${num(r.p50)} ms`,
+    `**${num(r.p99)} ms**`,
+    num(r.rpsRatio, 2),
+  ]),
+)}`;
 }
 
 /**
@@ -420,7 +457,9 @@ ${table(
 ${d.rows.every((r) => r.failures === 0) ? `Every request answered 2xx (${num(d.rows.reduce((n, r) => n + r.requests, 0))} in all).` : `**Some requests failed** (${d.rows.map((r) => r.failures).join(", ")}): the figures are not valid.`}
 ${littlesLaw(d)}
 
-${cpuPerRequest(d)}`;
+${cpuPerRequest(d)}
+
+${protocolComparison(d)}`;
   return {
     markdown,
     summary: d.rows

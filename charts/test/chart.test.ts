@@ -142,6 +142,46 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
     });
   });
 
+  describe("service RPC (decision 0019)", () => {
+    const containerOf = (m: Manifest) => m.spec.template.spec.containers[0];
+    const envOf = (m: Manifest) => containerOf(m).env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }>;
+
+    it("probes the services with Kubernetes' grpc probes and gives each its own key", () => {
+      const { manifests } = render();
+      for (const deployment of manifests.filter((m) => m.kind === "Deployment")) {
+        const component = deployment.metadata.labels!["app.kubernetes.io/component"]!;
+        const container = containerOf(deployment);
+        const key = envOf(deployment).find((e) => e.name === "SERVICE_KEY")?.valueFrom?.secretKeyRef;
+        expect(key, component).toEqual({ name: "transcribe-service-keys", key: `SERVICE_KEY_${component.replace(/-/g, "_").toUpperCase()}` });
+        if (component === "bff") {
+          expect(container.readinessProbe.httpGet.path).toBe("/readyz");
+          continue;
+        }
+        const port = container.ports[0].containerPort;
+        expect(container.readinessProbe.grpc, component).toEqual({ port });
+        expect(container.livenessProbe.grpc, component).toEqual({ port, service: "liveness" });
+        expect(envOf(deployment).find((e) => e.name === "GRPC_REFLECTION")?.value, component).toBe("false");
+      }
+    });
+
+    it("with rpc.tls: certificates mounted, https URLs, HTTPS probes; kubeconform-strict and policy-clean", () => {
+      const { manifests, yaml } = render({
+        set: ["rpc.tls.enabled=true", "rpc.tls.secretName=transcribe-rpc-tls", "rpc.reflection=true", "rpc.grants={reports=transcribe.transcription.v1.TranscriptionService/GetTranscription}"],
+      });
+      const result = validate(yaml);
+      expect(result.ok, result.output).toBe(true);
+      expect(checkPolicy(manifests)).toEqual([]);
+      const media = manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === "media")!;
+      const env = Object.fromEntries(envOf(media).map((e) => [e.name, e.value]));
+      expect(env).toMatchObject({ RPC_TLS_CERT_FILE: "/etc/transcribe/tls/tls.crt", RPC_TLS_KEY_FILE: "/etc/transcribe/tls/tls.key", GRPC_REFLECTION: "true" });
+      expect(env.RPC_GRANTS).toBe("reports=transcribe.transcription.v1.TranscriptionService/GetTranscription");
+      expect(containerOf(media).readinessProbe.httpGet).toMatchObject({ path: "/readyz", scheme: "HTTPS" });
+      const bff = manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === "bff")!;
+      expect(envOf(bff).find((e) => e.name === "MEDIA_URL")?.value).toMatch(/^https:\/\/transcribe-media:\d+$/);
+      expect(() => render({ set: ["rpc.tls.enabled=true"] })).toThrow(/rpc\.tls\.secretName is required/);
+    });
+  });
+
   it("kubeconform with the vendored schemas catches unknown fields and wrong types", () => {
     const { manifests } = render();
     const deployment = structuredClone(manifests.find((m) => m.kind === "Deployment")!);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { generateServiceKeys } from "@transcribe/platform";
 import { knownEntryPoint, processSchema, requiredVariables } from "./service-env.js";
 import { type Manifest, productionValues, render, repoRoot, toolsMissing } from "./tools.js";
 
@@ -55,6 +56,14 @@ const existingSecretExample: Record<string, string> = {
   GITHUB_CLIENT_SECRET: "github-oauth-app-secret",
 };
 
+/** The Secret `deploy/scripts/service-keys.ts` makes (decision 0019), as docs/deploy.md has you create it. */
+const serviceNames = ["bff", "auth", "media", "transcription", "transcription-worker", "billing", "export", "blog", "notifier"];
+const serviceKeys = await generateServiceKeys(serviceNames);
+const serviceKeysSecret: Record<string, string> = {
+  SERVICE_PUBLIC_KEYS: JSON.stringify(serviceKeys.publicKeys),
+  ...Object.fromEntries(serviceNames.map((name) => [`SERVICE_KEY_${name.replace(/-/g, "_").toUpperCase()}`, JSON.stringify(serviceKeys.privateKeys[name])])),
+};
+
 describe("every service is built, deployed and configured", () => {
   it("has a skaffold artifact for every service workspace, each entry point existing", () => {
     expect(workspaces.length).toBeGreaterThanOrEqual(8);
@@ -94,9 +103,12 @@ describe("every service is built, deployed and configured", () => {
         const { manifests } = render({ values, ...(set ? { set } : {}) });
         const deployments = manifests.filter((m) => m.kind === "Deployment");
         const secret = manifests.find((m) => m.kind === "Secret" && !m.metadata.annotations?.["helm.sh/hook"]);
-        const secrets = secret
-          ? Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]))
-          : existingSecretExample;
+        const secrets = {
+          ...(secret
+            ? Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]))
+            : existingSecretExample),
+          ...serviceKeysSecret,
+        };
         expect(deployments).toHaveLength(artifacts.length);
         for (const artifact of artifacts) {
           const deployment = deployments.find((d) => repository(d.spec.template.spec.containers[0].image) === artifact.image);

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { commonConfigSchema, env, eventBusConfigProblems, eventBusConfigSchema, type EventBusConfig } from "@transcribe/platform";
+import { commonConfigSchema, env, eventBusConfigProblems, eventBusConfigSchema, rpcConfigProblems, rpcConfigSchema, type EventBusConfig, type RpcConfig } from "@transcribe/platform";
 import { z } from "zod";
 import { authConfigSchema, checkProviderPairs, resolveAuthSecret, type AuthConfig } from "../../services/auth/src/config.js";
 import { bffConfigSchema } from "../../services/bff/src/config.js";
@@ -48,17 +48,33 @@ export function knownEntryPoint(service: string, entry: string): boolean {
 export function processSchema(service: string, entry: string): { schema: z.ZodObject; checks: (config: any) => void } {
   const entryPoint = entryPoints[`${service}/${entry}`];
   if (!entryPoint) throw new Error(`no config schema known for services/${service}/${entry}: add it to charts/test/service-env.ts`);
+  // Every process reads the RPC settings (service key, trusted keys, protocol, TLS) and checks them at start.
+  const identity = entry.endsWith("worker.ts") ? `${service}-worker` : service;
+  const checkRpc = (config: unknown) => {
+    const problems = rpcConfigProblems(config as RpcConfig, identity, { serves: identity !== "bff" });
+    if (problems.length > 0) throw new Error(problems.join("; "));
+  };
   const hasDatabase = existsSync(path.join(repoRoot, "services", service, "src/db/migrations.ts"));
-  if (!hasDatabase) return { schema: commonConfigSchema.extend(entryPoint.schema.shape), checks: entryPoint.checks ?? (() => {}) };
+  if (!hasDatabase) {
+    return {
+      schema: commonConfigSchema.extend(rpcConfigSchema.shape).extend(entryPoint.schema.shape),
+      checks: (config) => {
+        checkRpc(config);
+        entryPoint.checks?.(config);
+      },
+    };
+  }
   const schema = commonConfigSchema
+    .extend(rpcConfigSchema.shape)
     .extend(eventBusConfigSchema.shape)
     .extend({ DATABASE_URL: env.postgresUrl() })
     .extend(entryPoint.schema.shape);
   return {
     schema,
     checks: (config) => {
-      const problems = eventBusConfigProblems(config as EventBusConfig);
+      const problems = [...eventBusConfigProblems(config as EventBusConfig)];
       if (problems.length > 0) throw new Error(problems.join("; "));
+      checkRpc(config);
       entryPoint.checks?.(config);
     },
   };

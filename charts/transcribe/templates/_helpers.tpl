@@ -48,11 +48,19 @@ app.kubernetes.io/component: {{ .name }}
 {{- printf "%s-%s" (include "transcribe.fullname" .root) .name -}}
 {{- end -}}
 
-{{/* In-cluster URL of a component's Connect server. */}}
+{{/* In-cluster URL of a component's RPC port (https when rpc.tls is on). */}}
 {{- define "transcribe.url" -}}
 {{- $svc := index .root.Values.services .name -}}
-{{- printf "http://%s:%v" (include "transcribe.componentName" .) $svc.port -}}
+{{- printf "%s://%s:%v" (ternary "https" "http" .root.Values.rpc.tls.enabled) (include "transcribe.componentName" .) $svc.port -}}
 {{- end -}}
+
+{{/* The Secret with every service's key (deploy/scripts/service-keys.ts). */}}
+{{- define "transcribe.serviceKeysSecret" -}}
+{{- .Values.rpc.serviceKeysSecret | default (printf "%s-service-keys" (include "transcribe.fullname" .)) -}}
+{{- end -}}
+
+{{/* Where a pod mounts rpc.tls.secretName. */}}
+{{- define "transcribe.tlsDir" -}}/etc/transcribe/tls{{- end -}}
 
 {{- define "transcribe.image" -}}
 {{- $svc := index .root.Values.services .name -}}
@@ -99,6 +107,19 @@ paths), then the component's `env` from values, which wins on a clash.
   "PORT" (toString $svc.port)
 -}}
 {{- with $v.telemetry.otlpEndpoint }}{{ $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" . }}{{ end -}}
+{{- $_ := set $env "RPC_PROTOCOL" $v.rpc.protocol -}}
+{{- if ne $name "bff" -}}
+{{- $_ := set $env "GRPC_REFLECTION" (toString $v.rpc.reflection) -}}
+{{- with $v.rpc.grants }}{{ $_ := set $env "RPC_GRANTS" (join "," .) }}{{ end -}}
+{{- end -}}
+{{- if $v.rpc.tls.enabled -}}
+{{- $tlsDir := include "transcribe.tlsDir" $root -}}
+{{- $_ := set $env "RPC_TLS_CA_FILE" (printf "%s/ca.crt" $tlsDir) -}}
+{{- if ne $name "bff" -}}
+{{- $_ := set $env "RPC_TLS_CERT_FILE" (printf "%s/tls.crt" $tlsDir) -}}
+{{- $_ := set $env "RPC_TLS_KEY_FILE" (printf "%s/tls.key" $tlsDir) -}}
+{{- end -}}
+{{- end -}}
 {{- $database := include "transcribe.databaseOf" (dict "name" $name) -}}
 {{- if $database -}}
 {{- $_ := set $env "DATABASE_URL" (include "transcribe.databaseUrl" (dict "root" $root "database" $database)) -}}
@@ -215,6 +236,13 @@ a feature off.
 {{- if not (index $secretKeys $key) }}{{ $_ := set $ref "optional" true }}{{ end -}}
 {{- $items = append $items (dict "name" $key "valueFrom" (dict "secretKeyRef" $ref)) -}}
 {{- end -}}
+{{- end -}}
+{{- /* The service's own signing key and every trusted caller's public key (decision 0019). */ -}}
+{{- $keysSecret := include "transcribe.serviceKeysSecret" .root -}}
+{{- $ownKey := printf "SERVICE_KEY_%s" (.name | replace "-" "_" | upper) -}}
+{{- $items = append $items (dict "name" "SERVICE_KEY" "valueFrom" (dict "secretKeyRef" (dict "name" $keysSecret "key" $ownKey))) -}}
+{{- if ne .name "bff" -}}
+{{- $items = append $items (dict "name" "SERVICE_PUBLIC_KEYS" "valueFrom" (dict "secretKeyRef" (dict "name" $keysSecret "key" "SERVICE_PUBLIC_KEYS"))) -}}
 {{- end -}}
 {{- toYaml $items -}}
 {{- end -}}

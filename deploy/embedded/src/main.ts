@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, startEmbeddedPostgres } from "@transcribe/platform";
 import { ensureAuthSecret } from "./auth-secret.js";
+import { ensureServiceKeys } from "./service-keys.js";
 import { loadLauncherConfig, type LauncherConfig, repoRoot } from "./config.js";
 import { databasesToCreate, entryPath, eventsDatabase, processes, urlVariable } from "./services.js";
 import { Supervisor } from "./supervisor.js";
@@ -59,6 +60,9 @@ const accountEnv = {
     process.env.AUTH_TRUSTED_ORIGINS ?? `http://127.0.0.1:${config.BFF_PORT},http://localhost:5173,http://127.0.0.1:5173`,
 };
 
+// Every process signs its calls with its own key and trusts the others' (decision 0019).
+const serviceKeys = await ensureServiceKeys(config.dataDir, processes.map((p) => p.name));
+
 const supervisor = new Supervisor({
   cwd: repoRoot,
   pidDir: path.join(config.dataDir, "run"),
@@ -74,6 +78,8 @@ await supervisor.start([
     env: {
       ...serviceUrls,
       ...accountEnv,
+      SERVICE_KEY: serviceKeys.privateKeyOf(spec.name),
+      SERVICE_PUBLIC_KEYS: serviceKeys.publicKeys,
       PORT: String(portOf(spec.portOffset)),
       HOST: "127.0.0.1",
       DATA_DIR: config.dataDir,

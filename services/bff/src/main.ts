@@ -1,9 +1,16 @@
-import { createLogger, initTelemetry, loadConfigOrExit, metricsPortConfigSchema, startMetricsServer, stopOnSignals } from "@transcribe/platform";
+import { configureRpcClients, ConfigError, createLogger, initTelemetry, loadConfigOrExit, metricsPortConfigSchema, rpcConfigProblems, rpcConfigSchema, startMetricsServer, stopOnSignals } from "@transcribe/platform";
 import { buildBff } from "./app.js";
 import { bffConfigSchema } from "./config.js";
 
-const config = loadConfigOrExit("bff", bffConfigSchema.extend(metricsPortConfigSchema.shape));
+const config = loadConfigOrExit("bff", bffConfigSchema.extend(metricsPortConfigSchema.shape).extend(rpcConfigSchema.shape));
+const rpcProblems = rpcConfigProblems(config, "bff", { serves: false });
+if (rpcProblems.length > 0) {
+  process.stderr.write(`bff: ${new ConfigError(rpcProblems).message}\n`);
+  process.exit(1);
+}
 const logger = createLogger("bff", config.LOG_LEVEL);
+// The BFF only calls services: its identity and protocol for every client.
+configureRpcClients(config);
 const telemetry = await initTelemetry({
   service: "bff",
   environment: config.NODE_ENV,

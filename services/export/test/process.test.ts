@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDatabase, eventTopology, newEvent, PgBossEventBus, toEnvelope, type Database } from "@transcribe/platform";
-import { createTestDatabase, freePort } from "@transcribe/platform/testing";
+import { createTestDatabase, freePort, serviceKeyEnv } from "@transcribe/platform/testing";
 import { TranscriptDeletedSchema } from "@transcribe/proto/events/v1/events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExportDatabase } from "../src/db/schema.js";
@@ -36,6 +36,7 @@ describe.skipIf(!machineFonts() && !inCi)("the export process", () => {
         EVENT_BUS_DATABASE_URL: eventsDb.url,
         DATA_DIR: dataDir,
         EXPORT_SWEEP_INTERVAL_SECONDS: "1",
+        ...(await serviceKeyEnv("export")).env,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -4,6 +4,8 @@ export const REQUEST_ID_HEADER = "x-request-id";
 
 interface RequestContext {
   requestId: string;
+  /** The signed-in user the request acts for (BFF: the session; services: the token's sub). */
+  userId?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -14,6 +16,17 @@ const storage = new AsyncLocalStorage<RequestContext>();
  */
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+/** The user the current request acts for; service calls carry it as a verified claim. */
+export function currentUserId(): string | undefined {
+  return storage.getStore()?.userId;
+}
+
+/** Records the user of the current request (after enterRequestContext). */
+export function setRequestUser(userId: string | undefined): void {
+  const store = storage.getStore();
+  if (store) store.userId = userId;
 }
 
 export function enterRequestContext(requestId: string): void {

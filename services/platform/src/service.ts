@@ -12,6 +12,7 @@ import { createEventBus, eventBusConfigProblems, eventBusConfigSchema } from "./
 import { createOutboxRelay, type OutboxRelay } from "./events/relay.js";
 import { createLogger, type Logger } from "./logger.js";
 import { loadConfigOrExit, stopOnSignals } from "./process.js";
+import { applyRpcConfig, rpcConfigProblems, rpcConfigSchema } from "./rpc/config.js";
 import { type ReadinessCheck, startServiceServer } from "./rpc/server.js";
 import { initTelemetry, type Telemetry } from "./telemetry.js";
 
@@ -51,7 +52,7 @@ export interface ServiceDefinition<S extends z.ZodObject> {
   build(context: ServiceContext<z.infer<S> & ServiceBaseConfig>): Promise<ServiceParts> | ServiceParts;
 }
 
-const serviceBaseSchema = commonConfigSchema.extend({
+const serviceBaseSchema = commonConfigSchema.extend(rpcConfigSchema.shape).extend({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** GET /metrics on the service's port (an internal one; the BFF has METRICS_PORT instead). */
   METRICS_ENABLED: env.boolean(true),
@@ -74,7 +75,10 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
     definition.name,
     serviceBaseSchema.extend(databaseSchema.shape).extend(definition.config.shape),
   ) as z.infer<S> & ServiceBaseConfig & Partial<z.infer<typeof eventBusSchema>> & { DATABASE_URL?: string };
-  const busProblems = definition.migrations ? eventBusConfigProblems(config as z.infer<typeof eventBusSchema>) : [];
+  const busProblems = [
+    ...(definition.migrations ? eventBusConfigProblems(config as z.infer<typeof eventBusSchema>) : []),
+    ...rpcConfigProblems(config, definition.name),
+  ];
   if (busProblems.length > 0) {
     process.stderr.write(`${definition.name}: ${new ConfigError(busProblems).message}\n`);
     process.exit(1);
@@ -89,6 +93,7 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
     metrics: config.METRICS_ENABLED,
     logger,
   });
+  const rpc = applyRpcConfig(config, logger);
   process.on("unhandledRejection", (reason) => {
     logger.error({ err: reason }, "unhandled rejection");
     telemetry.captureException(reason);
@@ -128,6 +133,7 @@ export async function runService<S extends z.ZodObject>(definition: ServiceDefin
     ...(parts.configure ? { configure: parts.configure } : {}),
     shutdownTimeoutMs: config.SHUTDOWN_GRACE_MS,
     metrics: config.METRICS_ENABLED,
+    ...rpc,
   });
   await relay?.start();
   for (const subscription of parts.subscriptions ?? []) {

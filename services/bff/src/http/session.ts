@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { AuthService, User } from "@transcribe/proto/auth/v1/auth";
+import { setRequestUser } from "@transcribe/platform";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendApiError } from "./api-error.js";
 
@@ -132,5 +133,7 @@ export function requireSessionOnApi(app: FastifyInstance, resolver: SessionResol
     if (setCookie.length > 0) reply.header("set-cookie", setCookie);
     if (!user) return sendApiError(reply, 401, "unauthenticated", "Not signed in");
     request.user = user;
+    // Calls to the services made for this request carry the user as a signed claim.
+    setRequestUser(user.id);
   });
 }

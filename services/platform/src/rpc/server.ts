@@ -1,14 +1,24 @@
 import { randomUUID } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
-import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { EventEmitter } from "node:events";
+import type { Server as HttpServer } from "node:http";
+import * as http2 from "node:http2";
+import type { Socket } from "node:net";
+import { create, type DescService } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
+import { createServer as createPolyglotServer } from "@httptoolkit/httpolyglot";
+import { Health } from "@transcribe/proto/grpc/health/v1/health";
 import { CheckResponseSchema, DependencyCheckSchema, HealthService } from "@transcribe/proto/health/v1/health";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "../logger.js";
 import { observeHttpRequests, serveMetrics } from "../observability/http.js";
 import { observeRpcHandling } from "../observability/rpc.js";
-import { enterRequestContext, REQUEST_ID_HEADER } from "../request-context.js";
+import { enterRequestContext, REQUEST_ID_HEADER, setRequestUser } from "../request-context.js";
+import { AUTHORIZATION_HEADER, type TokenVerifier } from "./credentials.js";
 import { toConnectError } from "./errors.js";
+import { registerGrpcHealth } from "./grpc-health.js";
+import { type Grants, isGranted, openServices, userBoundCallers } from "./policy.js";
+import { registerReflection } from "./reflection.js";
 
 /** Something a service needs in order to serve: its database, the event bus, ... */
 export interface ReadinessCheck {
@@ -37,6 +47,15 @@ export interface ServiceServerOptions {
   shutdownTimeoutMs?: number;
   /** Serve GET /metrics (Prometheus text) on this port; on by default (METRICS_ENABLED). */
   metrics?: boolean;
+  /**
+   * Who may call: tokens are verified and checked against the grants. Without it every
+   * caller is trusted (tests of one service, development without keys).
+   */
+  callers?: { verifier: TokenVerifier; grants: Grants };
+  /** grpc.reflection.v1/v1alpha (GRPC_REFLECTION). */
+  reflection?: boolean;
+  /** PEM certificate chain and key: HTTPS with HTTP/2 and HTTP/1.1 chosen by ALPN. */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 export interface ServiceServer {
@@ -64,15 +83,38 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[]): Pro
 }
 
 /**
- * Every service's server: Connect RPCs on Fastify, the HealthService every service
- * answers, /healthz (the process is alive), /readyz (it can do its work) and /metrics.
+ * Every service's server (decision 0019): one port speaking HTTP/2 (gRPC, gRPC-Web and
+ * Connect) and HTTP/1.1 (Connect, /healthz, /readyz, /metrics, a service's own routes such
+ * as signed storage URLs), told apart by the connection's first bytes (cleartext) or by
+ * ALPN (TLS). The HealthService every service answers, grpc.health.v1, reflection when
+ * enabled, and the caller check on every RPC.
  */
 export async function startServiceServer(options: ServiceServerOptions): Promise<ServiceServer> {
   const { logger, name } = options;
   const readiness = options.readiness ?? [];
   let shuttingDown = false;
 
+  const changes = new EventEmitter();
+  const sockets = new Set<Socket>();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  let rawServer: HttpServer | undefined;
+
   const app = Fastify({
+    serverFactory: (handler) => {
+      const server = options.tls
+        ? http2.createSecureServer({ ...options.tls, allowHTTP1: true }, handler as never)
+        : createPolyglotServer(handler);
+      server.on("connection", (socket: Socket) => {
+        sockets.add(socket);
+        socket.once("close", () => sockets.delete(socket));
+      });
+      server.on("session", (session: http2.ServerHttp2Session) => {
+        sessions.add(session);
+        session.once("close", () => sessions.delete(session));
+      });
+      rawServer = server as unknown as HttpServer;
+      return rawServer;
+    },
     loggerInstance: logger as FastifyBaseLogger,
     requestIdHeader: REQUEST_ID_HEADER,
     genReqId: () => randomUUID(),
@@ -98,10 +140,24 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
     return { ok: !shuttingDown && dependencies.every((d) => d.ok), dependencies };
   };
 
+  const authenticate = options.callers ? checkCaller(options.callers) : undefined;
+  const served: DescService[] = [];
   await app.register(fastifyConnectPlugin, {
-    interceptors: [observeRpcHandling, mapErrors],
+    interceptors: [observeRpcHandling, honourDeadline, ...(authenticate ? [authenticate] : []), mapErrors],
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
-    routes(router) {
+    routes(connectRouter) {
+      // Remember what is served, for reflection and grpc.health.v1's service names.
+      const router = new Proxy(connectRouter, {
+        get(target, property, receiver) {
+          if (property === "service") {
+            return (service: DescService, ...rest: unknown[]) => {
+              served.push(service);
+              return (target.service as (...args: unknown[]) => ConnectRouter)(service, ...rest);
+            };
+          }
+          return Reflect.get(target, property, receiver);
+        },
+      });
       router.service(HealthService, {
         async check() {
           const status = await check();
@@ -113,6 +169,11 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
         },
       });
       options.routes?.(router);
+      registerGrpcHealth(router, served.map((service) => service.typeName), {
+        ready: async () => (await check()).ok,
+        changes,
+      });
+      if (options.reflection) registerReflection(router, [...served, Health]);
     },
   });
 
@@ -125,15 +186,78 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
 
   await options.configure?.(app);
   const address = await app.listen({ host: options.host, port: options.port });
+  // httpolyglot's inner HTTP/1.1 server never listens itself, so Node never starts its
+  // connection tracking (what closeIdleConnections and request timeouts use): start it.
+  const innerHttp = (rawServer as unknown as { _httpServer?: HttpServer })._httpServer;
+  innerHttp?.emit("listening");
   logger.info({ address }, `${name} listening`);
 
   return {
     app,
-    url: address,
+    url: options.tls ? address.replace(/^http:/, "https:") : address,
     async close() {
       shuttingDown = true;
-      await app.close();
+      changes.emit("change");
+      const closing = app.close();
+      // HTTP/2 sessions and kept-alive HTTP/1.1 connections would hold the listener open:
+      // GOAWAY lets calls in flight finish; idle HTTP/1.1 sockets can go now; whatever is
+      // left once in-flight calls were aborted is cut.
+      for (const session of sessions) session.close();
+      // Closes kept-alive idle HTTP/1.1 sockets and stops the inner server's timers.
+      innerHttp?.close(() => undefined);
+      rawServer?.closeIdleConnections?.();
+      const cut = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, (options.shutdownTimeoutMs ?? 10_000) + 1_000);
+      try {
+        await closing;
+      } finally {
+        clearTimeout(cut);
+      }
     },
+  };
+}
+
+/**
+ * A handler that finishes after the caller's deadline (grpc-timeout / connect-timeout-ms)
+ * answers DEADLINE_EXCEEDED, as gRPC servers do, rather than a late success no caller
+ * waits for: handlers do not all watch the signal themselves.
+ */
+const honourDeadline: Interceptor = (next) => async (req) => {
+  const response = await next(req);
+  if (!response.stream && req.signal.aborted) throw ConnectError.from(req.signal.reason, Code.DeadlineExceeded);
+  return response;
+};
+
+/**
+ * The caller check (decision 0019): a valid service token for this RPC's service
+ * (UNAUTHENTICATED otherwise), a grant for the method (PERMISSION_DENIED otherwise), and
+ * for calls made for a user, the message's user_id must be that user.
+ */
+function checkCaller({ verifier, grants }: { verifier: TokenVerifier; grants: Grants }): Interceptor {
+  return (next) => async (req) => {
+    const service = req.service.typeName;
+    if (openServices.has(service)) return next(req);
+    const header = req.header.get(AUTHORIZATION_HEADER) ?? "";
+    const token = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header)?.[1];
+    if (!token) throw new ConnectError("This RPC needs a service token (authorization: Bearer)", Code.Unauthenticated);
+    let caller;
+    try {
+      caller = await verifier.verify(token, service);
+    } catch (error) {
+      throw new ConnectError(`Invalid service token: ${(error as Error).message}`, Code.Unauthenticated);
+    }
+    if (!isGranted(grants, caller.service, service, req.method.name)) {
+      throw new ConnectError(`${caller.service} may not call ${service}/${req.method.name}`, Code.PermissionDenied);
+    }
+    if (userBoundCallers.has(caller.service) || caller.userId) {
+      const messageUser = req.stream ? undefined : (req.message as { userId?: unknown }).userId;
+      if (typeof messageUser === "string" && messageUser !== "" && messageUser !== caller.userId) {
+        throw new ConnectError("The request's user_id is not the user the call is made for", Code.PermissionDenied);
+      }
+    }
+    setRequestUser(caller.userId);
+    return next(req);
   };
 }
 
