@@ -428,8 +428,8 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
         operationId: "renameSpeaker",
         summary: "Rename a speaker everywhere in the transcript and its exports (1 to 80 characters, trimmed)",
         params: z.object({ id: z.string().min(1).max(64), speaker_id: z.string().min(1).max(16) }),
-        body: z.object({ name: z.string().max(10_000) }),
-        response: { 200: z.object({ speakers: z.array(speakerSchema) }), 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema },
+        body: z.object({ name: z.string().max(10_000) }).meta({ id: "RenameSpeaker", description: "The speaker's new name" }),
+        response: { 200: z.object({ speakers: z.array(speakerSchema) }).meta({ id: "SpeakerList", description: "Every speaker of the transcript with its name after the rename" }), 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema },
       },
     },
     async (request) => {
@@ -451,8 +451,8 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
         operationId: "diarizeTranscription",
         summary: "Identify speakers again on a finished transcript, without transcribing it again",
         params: idParams,
-        body: z.object({ min_speakers: z.number().int().optional(), max_speakers: z.number().int().optional() }).optional(),
-        response: { 200: z.object({ job_id: z.string() }), 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema },
+        body: z.object({ min_speakers: z.number().int().optional(), max_speakers: z.number().int().optional() }).meta({ id: "DiarizeRequest", description: "Optional bounds on the number of speakers (1 to 20); unset: estimated" }).optional(),
+        response: { 200: z.object({ job_id: z.string() }).meta({ id: "DiarizeResponse", description: "The job that identifies the speakers; poll the transcription for its status" }), 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema },
       },
     },
     async (request) => {
