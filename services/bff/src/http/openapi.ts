@@ -18,6 +18,12 @@ export async function openApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           session: { type: "apiKey", in: "cookie", name: "better-auth.session_token" },
+          sessionCookie: { type: "apiKey", in: "cookie", name: "better-auth.session_token", description: "The web app's session (better-auth)" },
+          apiKeyBearer: {
+            type: "http",
+            scheme: "bearer",
+            description: "An API key from Account Settings (tsk_...): /v1/*, /api/v1/jobs and the transcription, file and export routes only",
+          },
         },
       },
     },
