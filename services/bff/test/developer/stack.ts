@@ -5,7 +5,10 @@ import { createLogger, createServiceClient, loadConfig, startServiceServer, type
 import { freePort } from "@transcribe/platform/testing";
 import { MediaService } from "@transcribe/proto/media/v1/media";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
-import { createDatabase, migrateToLatest, outboxMigrations } from "@transcribe/platform";
+import { createDatabase, createOutboxRelay, eventTopology, type HostResolver, migrateToLatest, outboxMigrations, PgBossEventBus } from "@transcribe/platform";
+import { buildWebhooks } from "../../../webhooks/src/build.js";
+import { webhooksConfigSchema } from "../../../webhooks/src/config.js";
+import { migrations as webhooksMigrations } from "../../../webhooks/src/db/migrations.js";
 import { createTestDatabase } from "@transcribe/platform/testing";
 import { type AuthHarness, signInWithMagicLink, startAuth } from "../../../auth/test/harness.js";
 import { startMedia, type MediaHarness } from "../../../media/test/harness.js";
@@ -37,7 +40,14 @@ export interface DeveloperStack {
  * (magic-link sessions, API keys), media (upload, ffprobe, transcode), the transcription
  * API and worker with the real local Whisper engine, the export service (srt, vtt), the BFF.
  */
-export async function startDeveloperStack(options: { authEnv?: Record<string, string>; bffEnv?: Record<string, string> } = {}): Promise<DeveloperStack> {
+export interface StackOptions {
+  authEnv?: Record<string, string>;
+  bffEnv?: Record<string, string>;
+  /** Start the webhooks service too, fed by the transcription events over the embedded bus. */
+  webhooks?: { env: Record<string, string>; resolver?: HostResolver };
+}
+
+export async function startDeveloperStack(options: StackOptions = {}): Promise<DeveloperStack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "bff-developer-"));
   const [auth, media, database] = await Promise.all([startAuth(options.authEnv ?? {}), startMedia(), migratedDatabase()]);
   const mediaClient = createServiceClient(MediaService, media.url);
@@ -82,6 +92,53 @@ export async function startDeveloperStack(options: { authEnv?: Record<string, st
     configure: exportService.parts.configure!,
   });
 
+  const stops: Array<() => Promise<void>> = [];
+  let webhooksUrl: string | undefined;
+  if (options.webhooks) {
+    // transcription's outbox → the embedded bus (pg-boss) → the webhooks service's consumer.
+    const eventsDb = await createTestDatabase("developer_events");
+    const bus = new PgBossEventBus({
+      url: eventsDb.url,
+      logger,
+      topology: eventTopology,
+      expireInSeconds: 30,
+      maintenanceIntervalSeconds: 1,
+      pollingIntervalMs: 100,
+      retryLimit: 5,
+      retryDelay: 0,
+      retryBackoff: false,
+      max: 3,
+      stopTimeoutMs: 2_000,
+    });
+    await bus.start();
+    const transcriptionDatabase = createDatabase(database.url, { max: 2 });
+    const relay = createOutboxRelay({ database: transcriptionDatabase, bus, logger, pollIntervalMs: 100 });
+    await relay.start();
+    const hooksDb = await createTestDatabase("webhooks");
+    const hooksDatabase = createDatabase(hooksDb.url, { max: 4 });
+    await migrateToLatest(hooksDatabase.db, { ...outboxMigrations, ...webhooksMigrations });
+    const built = buildWebhooks({
+      config: webhooksConfigSchema.parse(options.webhooks.env),
+      logger,
+      database: hooksDatabase,
+      ...(options.webhooks.resolver ? { resolver: options.webhooks.resolver } : {}),
+    });
+    const server = await startServiceServer({ name: "webhooks", host: "127.0.0.1", port: 0, logger, routes: built.parts.routes! });
+    for (const subscription of built.parts.subscriptions ?? []) await bus.subscribe("webhooks", subscription.topics, subscription.handler);
+    for (const job of built.parts.background ?? []) await job.start();
+    webhooksUrl = server.url;
+    stops.push(async () => {
+      await server.close();
+      for (const job of built.parts.background ?? []) await job.stop();
+      await relay.stop();
+      await bus.stop();
+      await transcriptionDatabase.close();
+      await hooksDatabase.close();
+      await hooksDb.drop();
+      await eventsDb.drop();
+    });
+  }
+
   const bffs: Array<Awaited<ReturnType<typeof buildBff>>> = [];
   async function startBff(env: Record<string, string>): Promise<string> {
     const port = await freePort();
@@ -92,6 +149,7 @@ export async function startDeveloperStack(options: { authEnv?: Record<string, st
         MEDIA_URL: media.url,
         TRANSCRIPTION_URL: transcription.url,
         EXPORT_URL: exportServer.url,
+        ...(webhooksUrl ? { WEBHOOKS_URL: webhooksUrl } : {}),
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         ...env,
       }),
@@ -111,6 +169,7 @@ export async function startDeveloperStack(options: { authEnv?: Record<string, st
     signIn: async (email) => (await signInWithMagicLink(auth, email)).cookieHeader(),
     async close() {
       for (const bff of bffs) await bff.close();
+      for (const stop of stops) await stop();
       await worker.stop();
       await exportServer.close();
       await transcription.close();
