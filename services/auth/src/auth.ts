@@ -60,6 +60,9 @@ export function authOptions({ config, secret, db, mailer, logger }: AuthDependen
 
   return {
     appName: "Transcribe",
+    // The api-key plugin's own HTTP endpoints stay off: keys are managed through the BFF's
+    // /api/v1/api-keys (AuthService RPCs) and resolved by GetSession only.
+    disabledPaths: API_KEY_HTTP_PATHS,
     baseURL: config.AUTH_BASE_URL,
     basePath: "/auth",
     secret,
@@ -180,6 +183,16 @@ export function authOptions({ config, secret, db, mailer, logger }: AuthDependen
     telemetry: { enabled: false },
   } satisfies BetterAuthOptions;
 }
+
+const API_KEY_HTTP_PATHS = [
+  "/api-key/create",
+  "/api-key/verify",
+  "/api-key/get",
+  "/api-key/update",
+  "/api-key/delete",
+  "/api-key/list",
+  "/api-key/delete-all-expired-api-keys",
+];
 
 /** Every API key starts with it, so a leaked one is recognisable (secret scanners, logs). */
 export const API_KEY_PREFIX = "tsk_";
