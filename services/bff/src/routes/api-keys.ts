@@ -42,7 +42,7 @@ function toJson(key: ApiKey): z.infer<typeof apiKeySchema> {
   };
 }
 
-const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 403: apiErrorSchema, 404: apiErrorSchema, 503: apiErrorSchema };
+const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 403: apiErrorSchema, 404: apiErrorSchema, 429: apiErrorSchema, 503: apiErrorSchema };
 
 /** API keys in Account Settings: session only (api-key-scope.ts keeps keys themselves out). */
 export const apiKeyRoutes: FastifyPluginAsyncZod<{ client: Client<typeof AuthService> }> = async (app, { client }) => {

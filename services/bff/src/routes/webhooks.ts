@@ -61,7 +61,7 @@ function toDelivery(d: Delivery): z.infer<typeof deliverySchema> {
   };
 }
 
-const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 403: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema };
+const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 403: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema, 429: apiErrorSchema, 503: apiErrorSchema };
 const idParams = z.object({ id: z.string().min(1).max(64) });
 
 /** User webhooks (Account Settings), forwarded to the webhooks service. Session only: a key cannot add a receiver. */
