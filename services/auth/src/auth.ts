@@ -191,6 +191,8 @@ const API_KEY_HTTP_PATHS = [
   "/api-key/update",
   "/api-key/delete",
   "/api-key/list",
+  // Server-only in the plugin already; listed so a release that opens them stays closed here.
+  "/api-key/verify",
   "/api-key/delete-all-expired-api-keys",
 ];
 

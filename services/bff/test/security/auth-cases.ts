@@ -241,17 +241,16 @@ export const authCases: Record<string, AuthCase> = {
     },
   },
   // @better-auth/api-key's HTTP endpoints are switched off (disabledPaths): keys are managed
-  // through /api/v1/api-keys and resolved by AuthService only, so these answer 404 to everyone.
+  // through /api/v1/api-keys and resolved by AuthService only, so these answer 404 to everyone
+  // (verify and delete-all-expired are server-only: they have no path).
   ...Object.fromEntries(
     (
       [
         ["/api-key/create", "POST"],
-        ["/api-key/verify", "POST"],
         ["/api-key/get", "GET"],
         ["/api-key/update", "POST"],
         ["/api-key/delete", "POST"],
         ["/api-key/list", "GET"],
-        ["/api-key/delete-all-expired-api-keys", "POST"],
       ] as const
     ).map(([path, method]): [string, AuthCase] => [
       path,
