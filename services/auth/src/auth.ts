@@ -186,7 +186,6 @@ export function authOptions({ config, secret, db, mailer, logger }: AuthDependen
 
 const API_KEY_HTTP_PATHS = [
   "/api-key/create",
-  "/api-key/verify",
   "/api-key/get",
   "/api-key/update",
   "/api-key/delete",
