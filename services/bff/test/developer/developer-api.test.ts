@@ -153,7 +153,7 @@ describe.skipIf(engineUnavailable)("developer API: API keys and the OpenAI-compa
     expect(out.translation.toLowerCase()).toContain("park");
   }, 600_000);
 
-  it("answers OpenAI's error shape for bad requests, with no upload left behind for a refused model", async () => {
+  it("answers OpenAI's error shape: unknown model, a file that is not media, no file, no key", async () => {
     const form = new FormData();
     form.set("file", new Blob([Buffer.from("not audio at all")], { type: "audio/wav" }), "x.wav");
     form.set("model", "gpt-4o-nonexistent");
