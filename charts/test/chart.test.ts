@@ -98,7 +98,7 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
         const job = manifests.find((m) => m.kind === "Job")!;
         expect(job.metadata.annotations).toMatchObject({ "helm.sh/hook": "pre-install,pre-upgrade" });
         const containers = job.spec.template.spec.containers as Array<{ name: string; command: string[]; env: Array<{ name: string }> }>;
-        expect(containers.map((c) => c.name).sort()).toEqual(["auth", "billing", "blog", "export", "media", "notifier", "transcription"]);
+        expect(containers.map((c) => c.name).sort()).toEqual(["auth", "billing", "blog", "export", "media", "notifier", "transcription", "webhooks"]);
         for (const container of containers) {
           expect(container.command).toEqual(["node", "--import", "tsx", "deploy/migrate.ts"]);
           expect(container.env.map((e) => e.name)).toEqual(["SERVICE", "DATABASE_URL", "PGPASSWORD"]);

@@ -10,6 +10,7 @@ import { exportConfigSchema } from "../../services/export/src/config.js";
 import { mediaConfigSchema } from "../../services/media/src/config.js";
 import { checkSmtp, notifierConfigSchema, type NotifierConfig } from "../../services/notifier/src/config.js";
 import { checkDrain, transcriptionConfig, workerConfig } from "../../services/transcription/src/config.js";
+import { webhooksConfigSchema } from "../../services/webhooks/src/config.js";
 import { repoRoot } from "./tools.js";
 
 /**
@@ -38,6 +39,7 @@ const entryPoints: Record<string, EntryPoint> = {
   "export/src/main.ts": { schema: exportConfigSchema },
   "blog/src/main.ts": { schema: blogConfigSchema },
   "notifier/src/main.ts": { schema: notifierConfigSchema, checks: (config: NotifierConfig) => checkSmtp(config) },
+  "webhooks/src/main.ts": { schema: webhooksConfigSchema },
 };
 
 export function knownEntryPoint(service: string, entry: string): boolean {

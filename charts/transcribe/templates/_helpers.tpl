@@ -14,7 +14,7 @@ KEDA trigger all agree on addresses and Secret keys.
 
 {{/* The components in a fixed order; transcription-worker shares transcription's database. */}}
 {{- define "transcribe.components" -}}
-bff auth media transcription transcription-worker billing export blog notifier
+bff auth media transcription transcription-worker billing export blog notifier webhooks
 {{- end -}}
 
 {{/* The database a component uses, or "" for none. */}}
@@ -139,7 +139,7 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- $_ := set $env "PUBLIC_BASE_URL" $v.publicUrl -}}
 {{- with $v.objectStorage.endpoint }}{{ $_ := set $env "S3_ENDPOINT" . }}{{ end -}}
 {{- with $v.objectStorage.publicEndpoint }}{{ $_ := set $env "S3_PUBLIC_ENDPOINT" . }}{{ end -}}
-{{- range $upstream := list "auth" "media" "transcription" "transcription-worker" "billing" "export" "blog" "notifier" -}}
+{{- range $upstream := list "auth" "media" "transcription" "transcription-worker" "billing" "export" "blog" "notifier" "webhooks" -}}
 {{- $_ := set $env (printf "%s_URL" ($upstream | replace "-" "_" | upper)) (include "transcribe.url" (dict "root" $root "name" $upstream)) -}}
 {{- end -}}
 {{- else if eq $name "auth" -}}
@@ -177,6 +177,9 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- else if eq $name "notifier" -}}
 {{- $_ := set $env "MAIL_FROM" $v.mail.from -}}
 {{- $_ := set $env "SUPPORT_EMAIL" $v.mail.supportEmail -}}
+{{- else if eq $name "webhooks" -}}
+{{- /* Private targets stay refused unless the operator lists them (an intranet receiver). */ -}}
+{{- with $v.webhooks.allowCidrs }}{{ $_ := set $env "WEBHOOKS_ALLOW_CIDRS" (join "," .) }}{{ end -}}
 {{- end -}}
 {{- range $key, $value := $svc.env -}}
 {{- $_ := set $env $key (toString $value) -}}

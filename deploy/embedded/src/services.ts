@@ -21,6 +21,7 @@ export const processes: readonly ProcessSpec[] = [
   { name: "export", entry: "services/export/src/main.ts", portOffset: 6, database: "export" },
   { name: "blog", entry: "services/blog/src/main.ts", portOffset: 7, database: "blog" },
   { name: "notifier", entry: "services/notifier/src/main.ts", portOffset: 8, database: "notifier" },
+  { name: "webhooks", entry: "services/webhooks/src/main.ts", portOffset: 9, database: "webhooks" },
   { name: "bff", entry: "services/bff/src/main.ts", portOffset: "bff" },
 ];
 

@@ -16,6 +16,7 @@ import { ExportFormat, ExportService } from "@transcribe/proto/export/v1/export"
 import { HealthService } from "@transcribe/proto/health/v1/health";
 import { MediaService } from "@transcribe/proto/media/v1/media";
 import { NotifierService } from "@transcribe/proto/notifier/v1/notifier";
+import { WebhooksService } from "@transcribe/proto/webhooks/v1/webhooks";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { SignJWT, importJWK } from "jose";
 import pg from "pg";
@@ -33,7 +34,7 @@ import { getHealth, newStackDataDir, ownStackEnv, type RunningStack, startStack,
 const protoDir = path.join(repoRoot, "proto");
 const protoFiles = [
   "grpc/health/v1/health.proto",
-  ...["auth", "media", "transcription", "billing", "export", "blog", "notifier", "health"].map(
+  ...["auth", "media", "transcription", "billing", "export", "blog", "notifier", "webhooks", "health"].map(
     (name) => `transcribe/${name}/v1/${name}.proto`,
   ),
 ];
@@ -199,6 +200,15 @@ describe("gRPC over HTTP/2: grpc-js and grpcurl against the embedded stack", () 
       expect(viaGrpc.ticketId).not.toBe(viaConnect.ticketId);
     }
 
+    // webhooks: the user's endpoints (none yet), the same through both clients.
+    {
+      const headers = await bearer(WebhooksService, userA);
+      const request = { userId: userA };
+      const viaConnect = await connect(WebhooksService, "webhooks").listEndpoints(request, { headers });
+      const viaGrpc = decode(WebhooksService.method.listEndpoints.output, await grpcCall(address("webhooks"), WebhooksService, "ListEndpoints", request, headers));
+      expect(equals(WebhooksService.method.listEndpoints.output, viaGrpc, viaConnect)).toBe(true);
+    }
+
     // export: asks the transcription service (with export's own token) for a transcript the user does not have.
     {
       const headers = await bearer(ExportService, userA);
@@ -332,6 +342,7 @@ describe("gRPC over HTTP/2: grpc-js and grpcurl against the embedded stack", () 
       export: "transcribe.export.v1.ExportService",
       blog: "transcribe.blog.v1.BlogService",
       notifier: "transcribe.notifier.v1.NotifierService",
+      webhooks: "transcribe.webhooks.v1.WebhooksService",
     };
 
     it.runIf(grpcurl)("lists and describes every service through reflection and makes a call", async () => {

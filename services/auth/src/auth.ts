@@ -1,4 +1,5 @@
 import type { Logger } from "@transcribe/platform";
+import { apiKey } from "@better-auth/api-key";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { genericOAuth, magicLink } from "better-auth/plugins";
 import type { Kysely } from "kysely";
@@ -59,6 +60,9 @@ export function authOptions({ config, secret, db, mailer, logger }: AuthDependen
 
   return {
     appName: "Transcribe",
+    // The api-key plugin's own HTTP endpoints stay off: keys are managed through the BFF's
+    // /api/v1/api-keys (AuthService RPCs) and resolved by GetSession only.
+    disabledPaths: API_KEY_HTTP_PATHS,
     baseURL: config.AUTH_BASE_URL,
     basePath: "/auth",
     secret,
@@ -131,6 +135,22 @@ export function authOptions({ config, secret, db, mailer, logger }: AuthDependen
         },
       }),
       ...oidc,
+      apiKey({
+        defaultPrefix: API_KEY_PREFIX,
+        maximumNameLength: 100,
+        // Any future expiry; the BFF refuses past ones with a clear message.
+        keyExpiration: { minExpiresIn: 0, maxExpiresIn: 3650 },
+        rateLimit: {
+          enabled: true,
+          timeWindow: config.AUTH_API_KEY_RATE_LIMIT_WINDOW_SECONDS * 1000,
+          maxRequests: config.AUTH_API_KEY_RATE_LIMIT_MAX,
+        },
+        startingCharactersConfig: { shouldStore: true, charactersLength: API_KEY_PREFIX.length + 6 },
+        // Left off on purpose: with it, a key would be a session on every /auth/* route
+        // (change e-mail, delete user). Keys are resolved only by AuthService.GetSession.
+        enableSessionForAPIKeys: false,
+        schema: authTableNames.apiKey,
+      }),
       specRules({ mailer, deleteTokenExpiresIn: config.AUTH_DELETE_TOKEN_EXPIRES_IN }),
     ],
     rateLimit: {
@@ -163,6 +183,20 @@ export function authOptions({ config, secret, db, mailer, logger }: AuthDependen
     telemetry: { enabled: false },
   } satisfies BetterAuthOptions;
 }
+
+const API_KEY_HTTP_PATHS = [
+  "/api-key/create",
+  "/api-key/get",
+  "/api-key/update",
+  "/api-key/delete",
+  "/api-key/list",
+  // Server-only in the plugin already; listed so a release that opens them stays closed here.
+  "/api-key/verify",
+  "/api-key/delete-all-expired-api-keys",
+];
+
+/** Every API key starts with it, so a leaked one is recognisable (secret scanners, logs). */
+export const API_KEY_PREFIX = "tsk_";
 
 export function createAuth(deps: AuthDependencies) {
   return betterAuth(authOptions(deps));

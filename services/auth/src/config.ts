@@ -45,6 +45,9 @@ export const authConfigSchema = z.object({
   AUTH_ALLOW_UNLINKING_ALL: env.boolean(false),
   /** Rate limits on sign-in, magic link, password and verification endpoints (stored in PostgreSQL). */
   AUTH_RATE_LIMIT_ENABLED: env.boolean(true),
+  /** Requests one API key may make per window (checked in PostgreSQL on every keyed request, across BFF replicas). */
+  AUTH_API_KEY_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
+  AUTH_API_KEY_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   GITHUB_CLIENT_ID: env.optionalString(),
   GITHUB_CLIENT_SECRET: env.optionalString(),
   GOOGLE_CLIENT_ID: env.optionalString(),

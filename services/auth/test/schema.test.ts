@@ -39,7 +39,7 @@ describe("the auth schema is created by our migrations, not by better-auth", () 
 
   it("on an empty database better-auth would create its tables (the check below is not vacuous)", async () => {
     const plan = await getMigrations(fullOptions(database.db), { throwOnUnsafe: false });
-    expect(plan.toBeCreated.map((t) => t.table).sort()).toEqual(["accounts", "rate_limits", "sessions", "users", "verifications"]);
+    expect(plan.toBeCreated.map((t) => t.table).sort()).toEqual(["accounts", "api_keys", "rate_limits", "sessions", "users", "verifications"]);
   });
 
   it("after our migrations better-auth's planner wants no table, column or index", async () => {

@@ -35,6 +35,12 @@ import { EXPORT_STORAGE_PREFIX, STORAGE_PREFIX, storageProxy } from "./routes/st
 import { transcriptionRoutes } from "./routes/transcriptions.js";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { createAuthClient, createHealthClients, upstreamUrls } from "./upstreams.js";
+import { apiKeyRoutes } from "./routes/api-keys.js";
+import { openAiRoutes } from "./routes/openai.js";
+import { jobRoutes } from "./routes/jobs.js";
+import { developerPipeline } from "./developer/pipeline.js";
+import { webhookRoutes } from "./routes/webhooks.js";
+import { WebhooksService } from "@transcribe/proto/webhooks/v1/webhooks";
 
 export interface BffOverrides {
   /** The image proxy's DNS resolver (tests answer with their own addresses). */
@@ -92,6 +98,28 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
   });
   await app.register(exportRoutes, { client: createServiceClient(ExportService, urls.export, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
+  // Developer API (docs/api.md "Use it from code"): API keys, OpenAI-compatible /v1, async jobs.
+  await app.register(apiKeyRoutes, { client: createAuthClient(urls, config.SERVICE_TIMEOUT_MS) });
+  const developer = developerPipeline({
+    media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    transcription: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    mediaUrl: urls.media,
+  });
+  await app.register(openAiRoutes, {
+    pipeline: developer,
+    transcription: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    exports: createServiceClient(ExportService, urls.export, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    exportUrl: urls.export,
+    syncWaitMs: config.OPENAI_SYNC_WAIT_SECONDS * 1000,
+    maxFileBytes: config.API_MAX_FILE_BYTES,
+  });
+  await app.register(webhookRoutes, { client: createServiceClient(WebhooksService, urls.webhooks, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
+  await app.register(jobRoutes, {
+    pipeline: developer,
+    media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    mediaWaitMs: config.API_MEDIA_WAIT_SECONDS * 1000,
+    maxFileBytes: config.API_MAX_FILE_BYTES,
+  });
   await app.register(billingRoutes, { client: createServiceClient(BillingService, urls.billing, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(blogRoutes, { client: createServiceClient(BlogService, urls.blog, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(imageProxyRoutes, {

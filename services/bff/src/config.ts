@@ -62,6 +62,18 @@ export const bffConfigSchema = commonConfigSchema.extend({
   /** The S3 endpoint browsers upload to and play from in cluster mode (media's variables); the CSP allows it. */
   S3_PUBLIC_ENDPOINT: env.optionalHttpUrl(),
   S3_ENDPOINT: env.optionalHttpUrl(),
+  /**
+   * POST /v1/audio/transcriptions and /translations: how long the request waits for the
+   * result (upload checks included). Past it the answer is the use_async_api error naming
+   * the transcription, which goes on in the background (docs/api.md).
+   */
+  OPENAI_SYNC_WAIT_SECONDS: env.positiveInt(300),
+  /** POST /api/v1/jobs: how long it waits for media to check the file before answering 202. */
+  API_MEDIA_WAIT_SECONDS: env.positiveInt(600),
+  /** Largest file the developer API takes in one multipart request (media's MEDIA_MAX_FILE_BYTES still decides; keep them equal). */
+  API_MAX_FILE_BYTES: env.positiveInt(100 * 1024 * 1024),
+  /** The webhooks service (user webhooks: endpoints and deliveries). */
+  WEBHOOKS_URL: serviceUrl(7009),
 });
 
 export type BffConfig = z.infer<typeof bffConfigSchema>;

@@ -13,6 +13,7 @@ export const upstreamNames = [
   "export",
   "blog",
   "notifier",
+  "webhooks",
 ] as const;
 export type UpstreamName = (typeof upstreamNames)[number];
 
@@ -26,6 +27,7 @@ export function upstreamUrls(config: BffConfig): Record<UpstreamName, string> {
     export: config.EXPORT_URL,
     blog: config.BLOG_URL,
     notifier: config.NOTIFIER_URL,
+    webhooks: config.WEBHOOKS_URL,
   };
 }
 

@@ -103,6 +103,8 @@ describe("ListModels", () => {
     expect(byId.get("whisper-small")).toMatchObject({ available: false });
     expect(byId.get("whisper-base")!.languages).toContain("auto");
     expect(byId.get("whisper-base")!.languages).toHaveLength(100);
+    // What an empty settings.model means, and the OpenAI-compatible API's "whisper-1".
+    expect(models.filter((m) => m.isDefault).map((m) => m.id)).toEqual(["whisper-base"]);
     if (!engineUnavailable) {
       expect(byId.get("whisper-base")).toMatchObject({ available: true, translation: true });
       expect(byId.get("whisper-tiny.en")).toMatchObject({ available: true, translation: false, languages: ["auto", "en"] });

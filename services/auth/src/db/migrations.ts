@@ -103,4 +103,38 @@ export const migrations: Migrations = {
         for each row execute function record_user_change()`.execute(db);
     },
   },
+  "0001_auth_003_api_keys": {
+    async up(db: Kysely<any>) {
+      // @better-auth/api-key's table under our names (db/schema.ts). key holds the
+      // SHA-256 of the secret, never the secret. Keys go with their user.
+      await sql`
+        create table api_keys (
+          id text primary key,
+          config_id text not null default 'default',
+          name text,
+          start text,
+          user_id text not null references users (id) on delete cascade,
+          prefix text,
+          key text not null,
+          refill_interval integer,
+          refill_amount integer,
+          last_refill_at timestamptz,
+          enabled boolean default true,
+          rate_limit_enabled boolean default true,
+          rate_limit_time_window integer default 86400000,
+          rate_limit_max integer default 10,
+          request_count integer default 0,
+          remaining integer,
+          last_request timestamptz,
+          expires_at timestamptz,
+          created_at timestamptz not null,
+          updated_at timestamptz not null,
+          permissions text,
+          metadata text
+        )`.execute(db);
+      await sql`create index api_keys_config_id_idx on api_keys (config_id)`.execute(db);
+      await sql`create index api_keys_user_id_idx on api_keys (user_id)`.execute(db);
+      await sql`create unique index api_keys_key_idx on api_keys (key)`.execute(db);
+    },
+  },
 };

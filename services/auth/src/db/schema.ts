@@ -45,6 +45,27 @@ export const authTableNames = {
     modelName: "rate_limits",
     fields: { lastRequest: "last_request" },
   },
+  /** @better-auth/api-key's model (its schema option takes the apikey entry). */
+  apiKey: {
+    apikey: {
+      modelName: "api_keys",
+      fields: {
+        configId: "config_id",
+        referenceId: "user_id",
+        refillInterval: "refill_interval",
+        refillAmount: "refill_amount",
+        lastRefillAt: "last_refill_at",
+        rateLimitEnabled: "rate_limit_enabled",
+        rateLimitTimeWindow: "rate_limit_time_window",
+        rateLimitMax: "rate_limit_max",
+        requestCount: "request_count",
+        lastRequest: "last_request",
+        expiresAt: "expires_at",
+        createdAt: "created_at",
+        updatedAt: "updated_at",
+      },
+    },
+  },
 } as const;
 
 export interface UsersTable {
@@ -102,7 +123,23 @@ export interface UserChangesTable {
   occurred_at: Generated<Date>;
 }
 
+/** Written by @better-auth/api-key; read here for listing and revoking. `key` is the SHA-256 of the secret. */
+export interface ApiKeysTable {
+  id: string;
+  config_id: string;
+  name: string | null;
+  start: string | null;
+  user_id: string;
+  prefix: string | null;
+  key: string;
+  last_request: Date | null;
+  expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface AuthDatabase {
+  api_keys: ApiKeysTable;
   users: UsersTable;
   sessions: SessionsTable;
   accounts: AccountsTable;

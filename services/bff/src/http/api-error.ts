@@ -5,6 +5,7 @@ import { ConnectError } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { isOpenAiPath, sendOpenAiError } from "./openai-error.js";
 
 /**
  * The one error body of /api/v1 and the BFF: the web client reads `error.message`
@@ -28,6 +29,9 @@ export type ApiError = z.infer<typeof apiErrorSchema>;
 export const SERVICE_UNREACHABLE = "The service is temporarily unavailable. Please try again shortly.";
 
 export function sendApiError(reply: FastifyReply, status: number, code: string, message: string, detail?: unknown) {
+  // The OpenAI-compatible routes are their own boundary: every refusal there (session
+  // hook, validation, upstream errors) speaks OpenAI's shape instead.
+  if (isOpenAiPath(reply.request.url)) return sendOpenAiError(reply, status, code, message, detail);
   const body: ApiError = { error: { code, message, ...(detail === undefined ? {} : { detail }) } };
   return reply.code(status).type("application/json").send(body);
 }

@@ -4,6 +4,7 @@ import type { Client } from "@connectrpc/connect";
 import type { AuthService, User } from "@transcribe/proto/auth/v1/auth";
 import { setRequestUser } from "@transcribe/platform";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { apiKeyMayUse, bearerOf, isApiKey } from "./api-key-scope.js";
 import { sendApiError } from "./api-error.js";
 
 /** The signed-in user as routes see it (spec §3 User). */
@@ -21,6 +22,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Set on every authenticated /api/v1 route; absent on public ones. */
     user?: SessionUser;
+    /** Set when the caller authenticated with an API key (Authorization: Bearer tsk_...), not a session. */
+    apiKeyId?: string;
   }
   interface FastifyContextConfig {
     /** The route answers without a session (health, OpenAPI, blog, ...). */
@@ -28,8 +31,8 @@ declare module "fastify" {
   }
 }
 
-/** Paths whose routes need a session unless public: the API, and the BFF's own /auth routes (not the proxy's). */
-const SESSION_PREFIXES = ["/api/v1/", "/auth/subscription/"];
+/** Paths whose routes need a session unless public: the API, the OpenAI-compatible API, and the BFF's own /auth routes (not the proxy's). */
+const SESSION_PREFIXES = ["/api/v1/", "/v1/", "/auth/subscription/"];
 
 /** Public without saying so on the route: the platform's and the blog's. */
 const PUBLIC_ROUTES = ["/api/v1/health", "/api/v1/openapi.json"];
@@ -58,6 +61,10 @@ export function sessionCookies(cookieHeader: string | undefined): string {
 
 export interface SessionLookup {
   user: SessionUser | undefined;
+  /** The API key the user was resolved from (bearer token), when it was one. */
+  apiKeyId?: string;
+  /** The API key is over its rate limit: seconds until it may try again (no user then). */
+  retryAfterSeconds?: number;
   /** Set-Cookie values to pass to the browser (a refreshed or cleared session cookie). */
   setCookie: string[];
 }
@@ -83,9 +90,21 @@ export function createSessionResolver(client: Pick<Client<typeof AuthService>, "
   return {
     async resolve(cookieHeader: string | undefined, authorization: string | undefined): Promise<SessionLookup> {
       const cookie = sessionCookies(cookieHeader);
-      const bearerToken = /^Bearer (.+)$/i.exec(authorization ?? "")?.[1]?.trim() ?? "";
+      const bearerToken = bearerOf(authorization);
       if (!cookie && !bearerToken) return { user: undefined, setCookie: [] };
 
+      // API keys are verified on every request, never cached: the auth service counts each
+      // one against the key's rate limit and records its last use, and a revoked or expired
+      // key stops at once (well inside the session cache's window).
+      if (isApiKey(bearerToken)) {
+        const answer = await client.getSession({ cookie: "", bearerToken });
+        return {
+          user: answer.user ? toSessionUser(answer.user) : undefined,
+          setCookie: [],
+          ...(answer.apiKeyId ? { apiKeyId: answer.apiKeyId } : {}),
+          ...(answer.retryAfterSeconds ? { retryAfterSeconds: answer.retryAfterSeconds } : {}),
+        };
+      }
       const key = createHash("sha256").update(cookie).update("\0").update(bearerToken).digest("base64url");
       const hit = cache.get(key);
       if (hit && hit.expiresAt > now()) return { user: hit.user, setCookie: [] };
@@ -129,11 +148,22 @@ export function requireSessionOnApi(app: FastifyInstance, resolver: SessionResol
     const route = request.routeOptions.url;
     if (!route || !SESSION_PREFIXES.some((prefix) => route.startsWith(prefix))) return;
     if (isPublicRoute(route, request.routeOptions.config)) return;
-    const { user, setCookie } = await resolver.resolve(request.headers.cookie, request.headers.authorization);
+    const { user, setCookie, apiKeyId, retryAfterSeconds } = await resolver.resolve(request.headers.cookie, request.headers.authorization);
     if (setCookie.length > 0) reply.header("set-cookie", setCookie);
-    if (!user) return sendApiError(reply, 401, "unauthenticated", "Not signed in");
+    if (retryAfterSeconds) {
+      reply.header("retry-after", String(retryAfterSeconds));
+      return sendApiError(reply, 429, "rate_limited", `Too many requests with this API key; try again in ${retryAfterSeconds} s`);
+    }
+    if (!user) {
+      if (isApiKey(bearerOf(request.headers.authorization))) return sendApiError(reply, 401, "invalid_api_key", "Invalid, revoked or expired API key");
+      return sendApiError(reply, 401, "unauthenticated", "Not signed in");
+    }
+    if (apiKeyId && !apiKeyMayUse(route)) {
+      return sendApiError(reply, 403, "forbidden", "API keys cannot be used for this route; sign in to the web app instead");
+    }
     request.user = user;
     // Calls to the services made for this request carry the user as a signed claim.
     setRequestUser(user.id);
+    if (apiKeyId) request.apiKeyId = apiKeyId;
   });
 }

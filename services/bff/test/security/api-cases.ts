@@ -147,6 +147,25 @@ export const apiCases: Record<string, ApiCase> = {
     expect(answer.status, answer.text).toBeGreaterThanOrEqual(400);
     expect(answer.status, answer.text).toBeLessThan(500);
   }),
+  // Developer API: keys and webhooks are managed with the session only; B's ids are 404 for A.
+  "POST /api/v1/api-keys": own("POST", "/api/v1/api-keys", () => ({ name: "a's key" })),
+  "GET /api/v1/api-keys": own("GET", "/api/v1/api-keys"),
+  "DELETE /api/v1/api-keys/:id": byId("DELETE", (ctx) => `/api/v1/api-keys/${ctx.ids.bApiKey}`, undefined, async (ctx) => {
+    const keys = await ctx.call(ctx.b, "GET", "/api/v1/api-keys");
+    expect((keys.body.api_keys as Array<{ id: string }>).map((k) => k.id), "B's key survives").toContain(ctx.ids.bApiKey);
+  }),
+  "POST /api/v1/webhooks": own("POST", "/api/v1/webhooks", () => ({ url: "https://93.184.216.34/a-hooks", events: ["transcription.failed"] })),
+  "GET /api/v1/webhooks": own("GET", "/api/v1/webhooks"),
+  "DELETE /api/v1/webhooks/:id": byId("DELETE", (ctx) => `/api/v1/webhooks/${ctx.ids.bWebhook}`, undefined, async (ctx) => {
+    const hooks = await ctx.call(ctx.b, "GET", "/api/v1/webhooks");
+    expect((hooks.body.webhooks as Array<{ id: string }>).map((h) => h.id), "B's webhook survives").toContain(ctx.ids.bWebhook);
+  }),
+  "GET /api/v1/webhooks/:id/deliveries": byId("GET", (ctx) => `/api/v1/webhooks/${ctx.ids.bWebhook}/deliveries`),
+  "POST /api/v1/webhooks/:id/deliveries/:delivery_id/resend": byId("POST", (ctx) => `/api/v1/webhooks/${ctx.ids.bWebhook}/deliveries/00000000-0000-4000-8000-000000000000/resend`),
+  "POST /api/v1/jobs": own("POST", "/api/v1/jobs", (ctx) => ({ url: "http://127.0.0.1/b.mp3", file_id: ctx.ids.bFile })),
+  "POST /v1/audio/transcriptions": own("POST", "/v1/audio/transcriptions", () => ({ model: "whisper-1" })),
+  "POST /v1/audio/translations": own("POST", "/v1/audio/translations", () => ({ model: "whisper-1" })),
+  "GET /v1/models": own("GET", "/v1/models"),
   "GET /api/v1/blog/posts": public_(),
   "GET /api/v1/blog/posts/:slug": public_(),
   "POST /api/v1/blog/webhook": public_(undefined, async (ctx) => {

@@ -240,4 +240,29 @@ export const authCases: Record<string, AuthCase> = {
       await bStillSignedIn(ctx);
     },
   },
+  // @better-auth/api-key's HTTP endpoints are switched off (disabledPaths): keys are managed
+  // through /api/v1/api-keys and resolved by AuthService only, so these answer 404 to everyone
+  // (verify and delete-all-expired are server-only: they have no path).
+  ...Object.fromEntries(
+    (
+      [
+        ["/api-key/create", "POST"],
+        ["/api-key/get", "GET"],
+        ["/api-key/update", "POST"],
+        ["/api-key/delete", "POST"],
+        ["/api-key/list", "GET"],
+      ] as const
+    ).map(([path, method]): [string, AuthCase] => [
+      path,
+      {
+        access: "session",
+        anonymous: 404,
+        request: () => ({ method, path: `/auth${path}`, ...(method === "POST" ? { body: { keyId: "x", key: "tsk_x", name: "n" } } : {}) }),
+        attack: async (ctx) => {
+          const answer = await ctx.send(ctx.a.browser, { method, path: `/auth${path}`, ...(method === "POST" ? { body: { keyId: "x", key: "tsk_x", name: "n" } } : {}) });
+          expect(answer.status, `${method} /auth${path}`).toBe(404);
+        },
+      },
+    ]),
+  ),
 };

@@ -54,6 +54,11 @@ describe("authorization matrix: every /api and /auth route, user A with user B's
     const exported = bCompleted ? await call(b, "POST", `/api/v1/transcriptions/${bTranscription}/export`, { format: "txt" }) : undefined;
     if (exported) expect(exported.status, exported.text).toBe(200);
 
+    const bKey = await call(b, "POST", "/api/v1/api-keys", { name: "b's scripts" });
+    expect(bKey.status, bKey.text).toBe(201);
+    // A public IP literal (no DNS); failed-only, and B's jobs do not fail here, so nothing is ever sent to it.
+    const bHook = await call(b, "POST", "/api/v1/webhooks", { url: "https://93.184.216.34/hooks", events: ["transcription.failed"] });
+    expect(bHook.status, bHook.text).toBe(201);
     const aFile = await upload(a, toneWav(1), 1, "mine.wav");
     const audioOf = async (user: typeof a, id: string) => {
       const answer = await call(user, "GET", `/api/v1/files/${id}/audio-url`);
@@ -78,6 +83,8 @@ describe("authorization matrix: every /api and /auth route, user A with user B's
         bSessionToken: sessionsOfB,
         aFile,
         aAudioUrl: await audioOf(a, aFile),
+        bApiKey: bKey.body.id as string,
+        bWebhook: bHook.body.id as string,
       },
       call,
       send: sender(product),

@@ -31,8 +31,10 @@ const rawSegments = ["%", "%zz", "%00", "..", "%2e%2e", "a%2Fb", "%C0%AE", "%ff%
 const encodeSegment = (value: string) => encodeURIComponent(value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
 
 /** Cookie headers: the signed-in user's (mostly), none, garbage, and a forged session token. */
-function cookieArbitrary(user: User): fc.Arbitrary<Record<string, string>> {
+function cookieArbitrary(user: User, apiKey?: string): fc.Arbitrary<Record<string, string>> {
   return fc.oneof(
+    ...(apiKey ? [{ arbitrary: fc.constant({ authorization: `Bearer ${apiKey}` }), weight: 3 }] : []),
+    { arbitrary: fc.constant({ authorization: "Bearer tsk_forgedforgedforgedforgedforgedforgedforgedforgedforged" }), weight: 1 },
     { arbitrary: fc.constant({ cookie: user.browser.cookieHeader() }), weight: 8 },
     { arbitrary: fc.constant({}), weight: 1 },
     { arbitrary: fc.string({ unit: "binary-ascii", maxLength: 200 }).map((v) => ({ cookie: `better-auth.session_token=${encodeURIComponent(v)}` })), weight: 1 },
@@ -69,7 +71,7 @@ function encode(value: unknown): fc.Arbitrary<Encoded> {
  * route's schemas in the OpenAPI document (valid, at their limits, wrong types, nasty
  * strings), real ids of the signed-in user, junk path segments and encodings.
  */
-function requestsFor(route: RouteEntry, doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Components } }, user: User, ids: string[]): fc.Arbitrary<FuzzRequest> {
+function requestsFor(route: RouteEntry, doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Components } }, user: User, ids: string[], apiKey?: string): fc.Arbitrary<FuzzRequest> {
   const components = doc.components.schemas;
   const operation = doc.paths[route.url.replace(/:([A-Za-z_]+)/g, "{$1}")]?.[route.method.toLowerCase()] ?? {};
   const parameters = operation.parameters ?? [];
@@ -101,7 +103,7 @@ function requestsFor(route: RouteEntry, doc: { paths: Record<string, Record<stri
     { arbitrary: fc.constant({ origin: "https://evil.example" }), weight: 1 },
     { arbitrary: fc.constant({ "accept-encoding": "gzip, br" }), weight: 1 },
   );
-  return fc.record({ path: pathArbitrary, query: queryArbitrary, encoded, cookie: cookieArbitrary(user), extra: extraHeaders }).map(({ path, query, encoded, cookie, extra }) => ({
+  return fc.record({ path: pathArbitrary, query: queryArbitrary, encoded, cookie: cookieArbitrary(user, apiKey), extra: extraHeaders }).map(({ path, query, encoded, cookie, extra }) => ({
     route: `${route.method} ${route.url}`,
     method: route.method,
     path: `${path}${query}`,
@@ -151,10 +153,19 @@ describe("fuzzing every /api route", () => {
   let routes: RouteEntry[];
   let doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Components } };
   let ids: string[];
+  let apiKey: string;
 
   beforeAll(async () => {
-    [routes, product] = await Promise.all([bffRoutes().then((all) => all.filter((r) => r.url.startsWith("/api/"))), startProduct({ FREE_TRIAL_MINUTES: "2" })]);
+    [routes, product] = await Promise.all([bffRoutes().then((all) => all.filter((r) => r.url.startsWith("/api/") || r.url.startsWith("/v1/"))), startProduct({ FREE_TRIAL_MINUTES: "2" })]);
     user = await signUp(product, "fuzzer");
+    // The developer API's callers send a key instead of the cookie.
+    const created = await fetch(`${product.baseUrl}/api/v1/api-keys`, {
+      method: "POST",
+      headers: { cookie: user.browser.cookieHeader(), origin: product.baseUrl, "content-type": "application/json" },
+      body: JSON.stringify({ name: "fuzzer" }),
+    });
+    expect(created.status).toBe(201);
+    apiKey = ((await created.json()) as { key: string }).key;
     doc = (await (await fetch(`${product.baseUrl}/api/v1/openapi.json`)).json()) as typeof doc;
     const file = await upload(user, toneWav(1), 1);
     const started = await fetch(`${product.baseUrl}/api/v1/transcriptions`, {
@@ -173,7 +184,7 @@ describe("fuzzing every /api route", () => {
   it(`answers ${REQUESTS} generated requests without a 5xx, each refusal with the JSON error body, and no process crashes`, { timeout: 600_000 }, async () => {
     const pidsBefore = await product.pids();
     const perRoute = Math.ceil(REQUESTS / routes.length);
-    const requests = routes.flatMap((route, index) => fc.sample(requestsFor(route, doc, user, ids), { numRuns: perRoute, seed: SEED + index }));
+    const requests = routes.flatMap((route, index) => fc.sample(requestsFor(route, doc, user, ids, apiKey), { numRuns: perRoute, seed: SEED + index }));
     // Interleaved, so a slow route does not run alone and one route's state changes meet the others'.
     const order = fc.sample(fc.shuffledSubarray(requests.map((_, i) => i), { minLength: requests.length, maxLength: requests.length }), { numRuns: 1, seed: SEED })[0]!;
     const findings: Finding[] = [];

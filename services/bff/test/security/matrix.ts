@@ -33,6 +33,9 @@ export interface MatrixContext {
     bSessionToken: string;
     aFile: string;
     aAudioUrl: string;
+    /** B's API key (id) and webhook endpoint (id). */
+    bApiKey: string;
+    bWebhook: string;
   };
   call(user: User | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
   /** A request from one browser, keeping the cookies it is answered with. */

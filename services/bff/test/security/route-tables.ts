@@ -13,7 +13,7 @@ const logger = createLogger("security-route-tables", "silent");
 export async function bffRoutes(): Promise<RouteEntry[]> {
   const app = await buildBff(loadConfig(bffConfigSchema, { WEB_DIST_DIR: "/nonexistent" }), logger);
   await app.ready();
-  const routes = app.routeTable.filter((r) => r.url.startsWith("/api/") || r.url === "/auth" || r.url.startsWith("/auth/"));
+  const routes = app.routeTable.filter((r) => r.url.startsWith("/api/") || r.url.startsWith("/v1/") || r.url === "/auth" || r.url.startsWith("/auth/"));
   await app.close();
   return routes;
 }

@@ -21,6 +21,7 @@ export const eventTopology = {
   media: ["media.objects", "transcription.transcripts", "auth.users"],
   transcription: ["media.files", "auth.users"],
   export: ["transcription.transcripts", "auth.users"],
+  webhooks: ["transcription.jobs"],
 } as const satisfies Topology;
 
 export type ConsumerName = keyof typeof eventTopology;

@@ -13,6 +13,7 @@ const everyServiceRpc = [
   "transcribe.export.v1.ExportService/*",
   "transcribe.blog.v1.BlogService/*",
   "transcribe.notifier.v1.NotifierService/*",
+  "transcribe.webhooks.v1.WebhooksService/*",
 ];
 
 export const builtInGrants: Grants = {

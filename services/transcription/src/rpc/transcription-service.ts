@@ -134,6 +134,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
             translation: model.translation,
             available,
             ...(reason ? { reason } : model.note ? { reason: model.note } : {}),
+            isDefault: model.isDefault === true,
           }),
         ),
       };

@@ -425,6 +425,7 @@ export class JobRunner {
           : newEvent(TranscriptionCompletedSchema, {
               status: TranscriptionOutcome.SUCCESS,
               jobId: job.id,
+              transcriptionId: job.transcription_id,
               userId: job.user_id,
               audioDuration: result.duration,
             }),
@@ -452,11 +453,12 @@ export class JobRunner {
         newEvent(TranscriptionCompletedSchema, {
           status: TranscriptionOutcome.FAILED,
           jobId: job.id,
+          transcriptionId: job.transcription_id,
           userId: job.user_id,
           error: message,
           audioDuration: 0,
         }),
-        newEvent(TranscriptionFailedSchema, { jobId: job.id, userId: job.user_id, error: message, failedAt: timestampNow() }),
+        newEvent(TranscriptionFailedSchema, { jobId: job.id, transcriptionId: job.transcription_id, userId: job.user_id, error: message, failedAt: timestampNow() }),
       ]);
       return true;
     });

@@ -9,13 +9,11 @@ import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { toast } from "sonner";
 import { UserAvatar } from "../../components/UserAvatar";
 import { PlanSection } from "../billing/PlanSection";
+import { ApiKeysSection, WebhooksSection } from "./DeveloperSections";
+import { Section } from "./Section";
 import {
   Badge,
   Button,
-  Card,
-  CardDescription,
-  CardHeader,
-  CardTitle,
   Dialog,
   DialogClose,
   DialogContent,
@@ -51,19 +49,6 @@ function useRefreshSession() {
   return () => queryClient.invalidateQueries({ queryKey: SESSION_QUERY_KEY });
 }
 
-function Section({ title, description, testId, children }: { title: string; description?: ReactNode; testId: string; children: ReactNode }) {
-  const id = useId();
-  return (
-    <Card className="stack account-section" aria-labelledby={id} role="region" data-testid={testId}>
-      <CardHeader>
-        <CardTitle id={id}>{title}</CardTitle>
-        {description ? <CardDescription>{description}</CardDescription> : null}
-      </CardHeader>
-      {children}
-    </Card>
-  );
-}
-
 /** A success line under a form; role=status so screen readers announce it. */
 function Done({ children, testId }: { children?: ReactNode; testId: string }) {
   if (!children) return null;
@@ -83,6 +68,8 @@ export function AccountSettings({ user }: { user: SessionUser }) {
       <PasswordSection />
       <LinkedAccountsSection />
       <SessionsSection />
+      <ApiKeysSection />
+      <WebhooksSection />
       <DeleteAccountSection />
     </div>
   );

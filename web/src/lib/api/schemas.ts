@@ -316,3 +316,37 @@ export const blogPostResponseSchema = z.object({ post: blogPostSchema });
 export const webhookPayloadSchema = z.object({ body: z.string(), signature: z.string() });
 export const webhookResponseSchema = z.object({ received: z.boolean() });
 
+
+// ---- developer API: keys and webhooks (docs/api.md "Use it from code") ----------------
+
+export const apiKeySchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: isoDate,
+  lastUsedAt: isoDate.nullable(),
+  expiresAt: isoDate.nullable(),
+});
+export type ApiKey = z.infer<typeof apiKeySchema>;
+export const apiKeyListSchema = z.object({ apiKeys: z.array(apiKeySchema) });
+export const createdApiKeySchema = apiKeySchema.omit({ lastUsedAt: true }).extend({ key: z.string().min(1) });
+
+export const webhookEventNames = ["transcription.completed", "transcription.failed"] as const;
+export const webhookSchema = z.object({ id: z.string().min(1), url: z.string(), events: z.array(z.enum(webhookEventNames)), createdAt: isoDate });
+export type WebhookEndpoint = z.infer<typeof webhookSchema>;
+export const webhookListSchema = z.object({ webhooks: z.array(webhookSchema) });
+export const createdWebhookSchema = webhookSchema.omit({ createdAt: true }).extend({ secret: z.string().min(1) });
+export const webhookDeliverySchema = z.object({
+  id: z.string().min(1),
+  eventType: z.enum(webhookEventNames),
+  transcriptionId: z.string(),
+  status: z.enum(["pending", "succeeded", "failed"]),
+  attempts: z.number().int().min(0),
+  lastStatusCode: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: isoDate,
+  nextAttemptAt: isoDate.nullable(),
+  deliveredAt: isoDate.nullable(),
+});
+export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
+export const webhookDeliveryListSchema = z.object({ deliveries: z.array(webhookDeliverySchema) });

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transcribe/auth/v1/auth.proto.
  */
 export const file_transcribe_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("Ch10cmFuc2NyaWJlL2F1dGgvdjEvYXV0aC5wcm90bxISdHJhbnNjcmliZS5hdXRoLnYxItMBCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARISCgVpbWFnZRgEIAEoCUgBiAEBEhYKDmVtYWlsX3ZlcmlmaWVkGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9uYW1lQggKBl9pbWFnZSJ1CgdTZXNzaW9uEgoKAmlkGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjkKEUdldFNlc3Npb25SZXF1ZXN0Eg4KBmNvb2tpZRgBIAEoCRIUCgxiZWFyZXJfdG9rZW4YAiABKAkifgoSR2V0U2Vzc2lvblJlc3BvbnNlEiYKBHVzZXIYASABKAsyGC50cmFuc2NyaWJlLmF1dGgudjEuVXNlchIsCgdzZXNzaW9uGAIgASgLMhsudHJhbnNjcmliZS5hdXRoLnYxLlNlc3Npb24SEgoKc2V0X2Nvb2tpZRgDIAMoCSIhCg5HZXRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIjkKD0dldFVzZXJSZXNwb25zZRImCgR1c2VyGAEgASgLMhgudHJhbnNjcmliZS5hdXRoLnYxLlVzZXIywgEKC0F1dGhTZXJ2aWNlEl0KCkdldFNlc3Npb24SJS50cmFuc2NyaWJlLmF1dGgudjEuR2V0U2Vzc2lvblJlcXVlc3QaJi50cmFuc2NyaWJlLmF1dGgudjEuR2V0U2Vzc2lvblJlc3BvbnNlIgASVAoHR2V0VXNlchIiLnRyYW5zY3JpYmUuYXV0aC52MS5HZXRVc2VyUmVxdWVzdBojLnRyYW5zY3JpYmUuYXV0aC52MS5HZXRVc2VyUmVzcG9uc2UiAGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch10cmFuc2NyaWJlL2F1dGgvdjEvYXV0aC5wcm90bxISdHJhbnNjcmliZS5hdXRoLnYxItMBCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARISCgVpbWFnZRgEIAEoCUgBiAEBEhYKDmVtYWlsX3ZlcmlmaWVkGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9uYW1lQggKBl9pbWFnZSJ1CgdTZXNzaW9uEgoKAmlkGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjkKEUdldFNlc3Npb25SZXF1ZXN0Eg4KBmNvb2tpZRgBIAEoCRIUCgxiZWFyZXJfdG9rZW4YAiABKAki4AEKEkdldFNlc3Npb25SZXNwb25zZRImCgR1c2VyGAEgASgLMhgudHJhbnNjcmliZS5hdXRoLnYxLlVzZXISLAoHc2Vzc2lvbhgCIAEoCzIbLnRyYW5zY3JpYmUuYXV0aC52MS5TZXNzaW9uEhIKCnNldF9jb29raWUYAyADKAkSFwoKYXBpX2tleV9pZBgEIAEoCUgAiAEBEiAKE3JldHJ5X2FmdGVyX3NlY29uZHMYBSABKAVIAYgBAUINCgtfYXBpX2tleV9pZEIWChRfcmV0cnlfYWZ0ZXJfc2Vjb25kcyIhCg5HZXRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIjkKD0dldFVzZXJSZXNwb25zZRImCgR1c2VyGAEgASgLMhgudHJhbnNjcmliZS5hdXRoLnYxLlVzZXIi7gEKBkFwaUtleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnByZWZpeBgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1CgxsYXN0X3VzZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMwoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBAUIPCg1fbGFzdF91c2VkX2F0Qg0KC19leHBpcmVzX2F0IngKE0NyZWF0ZUFwaUtleVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEjMKCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDQoLX2V4cGlyZXNfYXQiUAoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKwoHYXBpX2tleRgBIAEoCzIaLnRyYW5zY3JpYmUuYXV0aC52MS5BcGlLZXkSCwoDa2V5GAIgASgJIiUKEkxpc3RBcGlLZXlzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIkMKE0xpc3RBcGlLZXlzUmVzcG9uc2USLAoIYXBpX2tleXMYASADKAsyGi50cmFuc2NyaWJlLmF1dGgudjEuQXBpS2V5IjIKE0RlbGV0ZUFwaUtleVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCSIWChREZWxldGVBcGlLZXlSZXNwb25zZTLuAwoLQXV0aFNlcnZpY2USXQoKR2V0U2Vzc2lvbhIlLnRyYW5zY3JpYmUuYXV0aC52MS5HZXRTZXNzaW9uUmVxdWVzdBomLnRyYW5zY3JpYmUuYXV0aC52MS5HZXRTZXNzaW9uUmVzcG9uc2UiABJUCgdHZXRVc2VyEiIudHJhbnNjcmliZS5hdXRoLnYxLkdldFVzZXJSZXF1ZXN0GiMudHJhbnNjcmliZS5hdXRoLnYxLkdldFVzZXJSZXNwb25zZSIAEmMKDENyZWF0ZUFwaUtleRInLnRyYW5zY3JpYmUuYXV0aC52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GigudHJhbnNjcmliZS5hdXRoLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlIgASYAoLTGlzdEFwaUtleXMSJi50cmFuc2NyaWJlLmF1dGgudjEuTGlzdEFwaUtleXNSZXF1ZXN0GicudHJhbnNjcmliZS5hdXRoLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2UiABJjCgxEZWxldGVBcGlLZXkSJy50cmFuc2NyaWJlLmF1dGgudjEuRGVsZXRlQXBpS2V5UmVxdWVzdBooLnRyYW5zY3JpYmUuYXV0aC52MS5EZWxldGVBcGlLZXlSZXNwb25zZSIAYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * The server-side user (spec section 3).
@@ -147,6 +147,20 @@ export type GetSessionResponse = Message<"transcribe.auth.v1.GetSessionResponse"
    * @generated from field: repeated string set_cookie = 3;
    */
   setCookie: string[];
+
+  /**
+   * Set when the bearer token was an API key that resolved to the user: its id.
+   *
+   * @generated from field: optional string api_key_id = 4;
+   */
+  apiKeyId?: string | undefined;
+
+  /**
+   * Set when the bearer token was an API key over its rate limit: seconds until it may try again (no user then).
+   *
+   * @generated from field: optional int32 retry_after_seconds = 5;
+   */
+  retryAfterSeconds?: number | undefined;
 };
 
 /**
@@ -191,6 +205,174 @@ export const GetUserResponseSchema: GenMessage<GetUserResponse> = /*@__PURE__*/
   messageDesc(file_transcribe_auth_v1_auth, 5);
 
 /**
+ * An API key as its owner sees it: never the secret, only the first characters.
+ *
+ * @generated from message transcribe.auth.v1.ApiKey
+ */
+export type ApiKey = Message<"transcribe.auth.v1.ApiKey"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The first characters of the key (e.g. "tsk_Ab"), to recognise it.
+   *
+   * @generated from field: string prefix = 3;
+   */
+  prefix: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp last_used_at = 5;
+   */
+  lastUsedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp expires_at = 6;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transcribe.auth.v1.ApiKey.
+ * Use `create(ApiKeySchema)` to create a new message.
+ */
+export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
+  messageDesc(file_transcribe_auth_v1_auth, 6);
+
+/**
+ * @generated from message transcribe.auth.v1.CreateApiKeyRequest
+ */
+export type CreateApiKeyRequest = Message<"transcribe.auth.v1.CreateApiKeyRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Unset: the key does not expire. Must lie in the future.
+   *
+   * @generated from field: optional google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message transcribe.auth.v1.CreateApiKeyRequest.
+ * Use `create(CreateApiKeyRequestSchema)` to create a new message.
+ */
+export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_auth_v1_auth, 7);
+
+/**
+ * @generated from message transcribe.auth.v1.CreateApiKeyResponse
+ */
+export type CreateApiKeyResponse = Message<"transcribe.auth.v1.CreateApiKeyResponse"> & {
+  /**
+   * @generated from field: transcribe.auth.v1.ApiKey api_key = 1;
+   */
+  apiKey?: ApiKey | undefined;
+
+  /**
+   * The whole secret; shown to the user once.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+};
+
+/**
+ * Describes the message transcribe.auth.v1.CreateApiKeyResponse.
+ * Use `create(CreateApiKeyResponseSchema)` to create a new message.
+ */
+export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_auth_v1_auth, 8);
+
+/**
+ * @generated from message transcribe.auth.v1.ListApiKeysRequest
+ */
+export type ListApiKeysRequest = Message<"transcribe.auth.v1.ListApiKeysRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message transcribe.auth.v1.ListApiKeysRequest.
+ * Use `create(ListApiKeysRequestSchema)` to create a new message.
+ */
+export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_auth_v1_auth, 9);
+
+/**
+ * @generated from message transcribe.auth.v1.ListApiKeysResponse
+ */
+export type ListApiKeysResponse = Message<"transcribe.auth.v1.ListApiKeysResponse"> & {
+  /**
+   * @generated from field: repeated transcribe.auth.v1.ApiKey api_keys = 1;
+   */
+  apiKeys: ApiKey[];
+};
+
+/**
+ * Describes the message transcribe.auth.v1.ListApiKeysResponse.
+ * Use `create(ListApiKeysResponseSchema)` to create a new message.
+ */
+export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_auth_v1_auth, 10);
+
+/**
+ * @generated from message transcribe.auth.v1.DeleteApiKeyRequest
+ */
+export type DeleteApiKeyRequest = Message<"transcribe.auth.v1.DeleteApiKeyRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message transcribe.auth.v1.DeleteApiKeyRequest.
+ * Use `create(DeleteApiKeyRequestSchema)` to create a new message.
+ */
+export const DeleteApiKeyRequestSchema: GenMessage<DeleteApiKeyRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_auth_v1_auth, 11);
+
+/**
+ * @generated from message transcribe.auth.v1.DeleteApiKeyResponse
+ */
+export type DeleteApiKeyResponse = Message<"transcribe.auth.v1.DeleteApiKeyResponse"> & {
+};
+
+/**
+ * Describes the message transcribe.auth.v1.DeleteApiKeyResponse.
+ * Use `create(DeleteApiKeyResponseSchema)` to create a new message.
+ */
+export const DeleteApiKeyResponseSchema: GenMessage<DeleteApiKeyResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_auth_v1_auth, 12);
+
+/**
  * AuthService is the internal face of the auth service (better-auth). Browser-facing
  * account flows (sign-in, magic link, change e-mail, delete user, linking, ...) are not
  * here: the BFF forwards /auth/* to the auth service's HTTP handler unchanged.
@@ -225,6 +407,36 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof GetUserRequestSchema;
     output: typeof GetUserResponseSchema;
+  },
+  /**
+   * Creates an API key for the user (better-auth's api-key plugin); the secret is in this answer only, the service keeps its hash.
+   *
+   * @generated from rpc transcribe.auth.v1.AuthService.CreateApiKey
+   */
+  createApiKey: {
+    methodKind: "unary";
+    input: typeof CreateApiKeyRequestSchema;
+    output: typeof CreateApiKeyResponseSchema;
+  },
+  /**
+   * The user's API keys, newest first; never the secrets.
+   *
+   * @generated from rpc transcribe.auth.v1.AuthService.ListApiKeys
+   */
+  listApiKeys: {
+    methodKind: "unary";
+    input: typeof ListApiKeysRequestSchema;
+    output: typeof ListApiKeysResponseSchema;
+  },
+  /**
+   * Revokes (deletes) one of the user's keys; NOT_FOUND when it is not theirs.
+   *
+   * @generated from rpc transcribe.auth.v1.AuthService.DeleteApiKey
+   */
+  deleteApiKey: {
+    methodKind: "unary";
+    input: typeof DeleteApiKeyRequestSchema;
+    output: typeof DeleteApiKeyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_transcribe_auth_v1_auth, 0);

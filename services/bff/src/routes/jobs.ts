@@ -1,0 +1,112 @@
+import multipart from "@fastify/multipart";
+import type { Client } from "@connectrpc/connect";
+import { AppError } from "@transcribe/platform";
+import type { MediaService } from "@transcribe/proto/media/v1/media";
+import { TimestampGranularity } from "@transcribe/proto/transcription/v1/transcription";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { readMultipartForm } from "../developer/multipart-form.js";
+import type { DeveloperPipeline } from "../developer/pipeline.js";
+import { apiErrorSchema } from "../http/api-error.js";
+import { signedInUserId } from "../http/signed-in-user.js";
+import { security } from "../http/openapi.js";
+
+/** POST /api/v1/jobs: a file part or a url field, with the web app's transcription settings. */
+export const jobFormSchema = z
+  .object({
+    file: z.string().optional().describe("The audio or video file (binary part); or send url").meta({ format: "binary" }),
+    url: z.string().max(4096).optional().describe("A public http(s) URL media imports (the SSRF-safe /retrieve path)"),
+    model: z.string().max(100).optional().describe("A catalog model id; omitted: the server's default"),
+    language: z.string().max(10).default("auto").describe('A language code, or "auto"'),
+    translate_to_en: z.enum(["true", "false"]).default("false"),
+    prompt: z.string().max(2000).optional(),
+    temperature: z.coerce.number().min(0).max(1).default(0),
+    "timestamp_granularities[]": z.array(z.enum(["word", "segment"])).optional(),
+  })
+  .meta({ id: "JobForm" });
+
+const jobAcceptedSchema = z
+  .object({ transcription_id: z.string().describe("Poll GET /api/v1/transcriptions/{transcription_id}, or wait for the transcription.completed webhook") })
+  .meta({ id: "JobAccepted" });
+
+const documentOnly = () => (data: unknown) => ({ value: data });
+
+function fieldsOf(fields: Map<string, string[]>) {
+  const single = (name: string) => fields.get(name)?.at(-1);
+  const granularities = [...(fields.get("timestamp_granularities[]") ?? []), ...(fields.get("timestamp_granularities") ?? [])];
+  const input: Record<string, unknown> = {};
+  for (const name of ["url", "model", "language", "translate_to_en", "prompt", "temperature"]) {
+    const value = single(name);
+    if (value !== undefined && value !== "") input[name] = value;
+  }
+  if (granularities.length > 0) input["timestamp_granularities[]"] = granularities;
+  const parsed = jobFormSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const param = String(issue.path[0] ?? "");
+    throw new AppError("invalid_argument", `${param}: ${issue.message}`, { field: param });
+  }
+  return parsed.data;
+}
+
+/** Async jobs for long files: answers 202 as soon as media has accepted the file and the job is queued. */
+export const jobRoutes: FastifyPluginAsyncZod<{ pipeline: DeveloperPipeline; media: Client<typeof MediaService>; mediaWaitMs: number; maxFileBytes: number }> = async (
+  app,
+  options,
+) => {
+  await app.register(multipart);
+
+  app.post(
+    "/api/v1/jobs",
+    {
+      validatorCompiler: documentOnly,
+      schema: {
+        operationId: "createJob",
+        summary: "Start an asynchronous transcription of an uploaded file or a URL; 202 with the transcription id",
+        tags: ["jobs"],
+        security: security.sessionOrApiKey,
+        consumes: ["multipart/form-data"],
+        body: jobFormSchema,
+        response: {
+          202: jobAcceptedSchema,
+          400: apiErrorSchema,
+          401: apiErrorSchema,
+          402: apiErrorSchema,
+          403: apiErrorSchema,
+          404: apiErrorSchema,
+          409: apiErrorSchema,
+          429: apiErrorSchema,
+          503: apiErrorSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const userId = signedInUserId(request);
+      const form = await readMultipartForm(request, options.maxFileBytes);
+      try {
+        const fields = fieldsOf(form.fields);
+        if (form.file && fields.url) throw new AppError("invalid_argument", "Send either a file or a url, not both", { field: "url" });
+        let fileId: string;
+        if (form.file) fileId = await options.pipeline.uploadFile(userId, form.file);
+        else if (fields.url) fileId = (await options.media.importFromUrl({ userId, url: fields.url })).fileId;
+        else throw new AppError("invalid_argument", "Send a file or a url", { field: "file" });
+        await form.dispose();
+        // The job starts on the measured file (duration, quota), never on a declaration.
+        const ready = await options.pipeline.waitUntilReady(userId, fileId, Date.now() + options.mediaWaitMs);
+        if (!ready) throw new AppError("unavailable", "The file is still being checked; try again shortly");
+        const words = fields["timestamp_granularities[]"]?.includes("word") ?? false;
+        const id = await options.pipeline.start(userId, fileId, {
+          model: fields.model ?? "",
+          language: fields.language,
+          translateToEn: fields.translate_to_en === "true",
+          timestampGranularities: words ? [TimestampGranularity.SEGMENT, TimestampGranularity.WORD] : [TimestampGranularity.SEGMENT],
+          temperature: fields.temperature,
+          ...(fields.prompt ? { prompt: fields.prompt } : {}),
+        });
+        return reply.code(202).send({ transcription_id: id });
+      } finally {
+        await form.dispose();
+      }
+    },
+  );
+};

@@ -1,0 +1,184 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createLogger, createServiceClient, loadConfig, startServiceServer, type ServiceServer } from "@transcribe/platform";
+import { freePort } from "@transcribe/platform/testing";
+import { MediaService } from "@transcribe/proto/media/v1/media";
+import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
+import { createDatabase, createOutboxRelay, eventTopology, type HostResolver, migrateToLatest, outboxMigrations, PgBossEventBus } from "@transcribe/platform";
+import { buildWebhooks } from "../../../webhooks/src/build.js";
+import { webhooksConfigSchema } from "../../../webhooks/src/config.js";
+import { migrations as webhooksMigrations } from "../../../webhooks/src/db/migrations.js";
+import { createTestDatabase } from "@transcribe/platform/testing";
+import { type AuthHarness, signInWithMagicLink, startAuth } from "../../../auth/test/harness.js";
+import { startMedia, type MediaHarness } from "../../../media/test/harness.js";
+import { exportConfigSchema } from "../../../export/src/config.js";
+import { migrations as exportMigrations } from "../../../export/src/db/migrations.js";
+import { buildExportService } from "../../../export/src/service.js";
+import { machineFonts } from "../../../export/test/helpers.js";
+import { LocalTranscriber } from "../../../transcription/src/engines/local/local-transcriber.js";
+import { transcriptionServiceImpl } from "../../../transcription/src/rpc/transcription-service.js";
+import { JobRunner } from "../../../transcription/src/worker/job-runner.js";
+import { migratedDatabase, whisperModelsDir, whisperPython } from "../../../transcription/test/helpers.js";
+import { buildBff } from "../../src/app.js";
+import { bffConfigSchema } from "../../src/config.js";
+
+const logger = createLogger("bff-developer-test", process.env.TEST_LOG_LEVEL ?? "silent");
+
+export interface DeveloperStack {
+  origin: string;
+  auth: AuthHarness;
+  media: MediaHarness;
+  /** A second BFF over the same services with other settings (e.g. a short sync wait). */
+  extraBff(env: Record<string, string>): Promise<string>;
+  signIn(email: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The developer API's whole path with nothing of ours replaced: the real auth service
+ * (magic-link sessions, API keys), media (upload, ffprobe, transcode), the transcription
+ * API and worker with the real local Whisper engine, the export service (srt, vtt), the BFF.
+ */
+export interface StackOptions {
+  authEnv?: Record<string, string>;
+  bffEnv?: Record<string, string>;
+  /** Start the webhooks service too, fed by the transcription events over the embedded bus. */
+  webhooks?: { env: Record<string, string>; resolver?: HostResolver };
+}
+
+export async function startDeveloperStack(options: StackOptions = {}): Promise<DeveloperStack> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "bff-developer-"));
+  const [auth, media, database] = await Promise.all([startAuth(options.authEnv ?? {}), startMedia(), migratedDatabase()]);
+  const mediaClient = createServiceClient(MediaService, media.url);
+  const locations = { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: path.join(dir, "models"), allowDownload: false };
+  const transcription = await startServiceServer({
+    name: "transcription",
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    routes: (router) =>
+      router.service(
+        TranscriptionService,
+        transcriptionServiceImpl({ db: database.db, media: mediaClient, catalog: { locations, engines: new Set(["local"]) }, maxAttempts: 3, logger }),
+      ),
+  });
+  const worker = new JobRunner({
+    db: database.db,
+    media: mediaClient,
+    logger,
+    createTranscriber: () =>
+      new LocalTranscriber({ python: whisperPython, locations, computeType: "int8", threads: 2, beamSize: 1, chunkSeconds: 300, overlapSeconds: 5, chunkTimeFactor: 20, logger }),
+    options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 500, mediaWaitMaxSeconds: 300, timeFactor: 20, concurrency: 1 },
+  });
+  worker.start();
+
+  const exportDb = await createTestDatabase("export");
+  const exportDatabase = createDatabase(exportDb.url, { max: 3 });
+  await migrateToLatest(exportDatabase.db, { ...outboxMigrations, ...exportMigrations });
+  const exportPort = await freePort();
+  const exportService = await buildExportService({
+    config: exportConfigSchema.parse({ TRANSCRIPTION_URL: transcription.url, DATA_DIR: path.join(dir, "export"), PUBLIC_BASE_URL: `http://127.0.0.1:${exportPort}` }),
+    logger,
+    database: exportDatabase as never,
+    fonts: machineFonts()!,
+  });
+  const exportServer: ServiceServer = await startServiceServer({
+    name: "export",
+    host: "127.0.0.1",
+    port: exportPort,
+    logger,
+    routes: exportService.parts.routes!,
+    configure: exportService.parts.configure!,
+  });
+
+  const stops: Array<() => Promise<void>> = [];
+  let webhooksUrl: string | undefined;
+  if (options.webhooks) {
+    // transcription's outbox → the embedded bus (pg-boss) → the webhooks service's consumer.
+    const eventsDb = await createTestDatabase("developer_events");
+    const bus = new PgBossEventBus({
+      url: eventsDb.url,
+      logger,
+      topology: eventTopology,
+      expireInSeconds: 30,
+      maintenanceIntervalSeconds: 1,
+      pollingIntervalMs: 100,
+      retryLimit: 5,
+      retryDelay: 0,
+      retryBackoff: false,
+      max: 3,
+      stopTimeoutMs: 2_000,
+    });
+    await bus.start();
+    const transcriptionDatabase = createDatabase(database.url, { max: 2 });
+    const relay = createOutboxRelay({ database: transcriptionDatabase, bus, logger, pollIntervalMs: 100 });
+    await relay.start();
+    const hooksDb = await createTestDatabase("webhooks");
+    const hooksDatabase = createDatabase(hooksDb.url, { max: 4 });
+    await migrateToLatest(hooksDatabase.db, { ...outboxMigrations, ...webhooksMigrations });
+    const built = buildWebhooks({
+      config: webhooksConfigSchema.parse(options.webhooks.env),
+      logger,
+      database: hooksDatabase,
+      ...(options.webhooks.resolver ? { resolver: options.webhooks.resolver } : {}),
+    });
+    const server = await startServiceServer({ name: "webhooks", host: "127.0.0.1", port: 0, logger, routes: built.parts.routes! });
+    for (const subscription of built.parts.subscriptions ?? []) await bus.subscribe("webhooks", subscription.topics, subscription.handler);
+    for (const job of built.parts.background ?? []) await job.start();
+    webhooksUrl = server.url;
+    stops.push(async () => {
+      await server.close();
+      for (const job of built.parts.background ?? []) await job.stop();
+      await relay.stop();
+      await bus.stop();
+      await transcriptionDatabase.close();
+      await hooksDatabase.close();
+      await hooksDb.drop();
+      await eventsDb.drop();
+    });
+  }
+
+  const bffs: Array<Awaited<ReturnType<typeof buildBff>>> = [];
+  async function startBff(env: Record<string, string>): Promise<string> {
+    const port = await freePort();
+    const bff = await buildBff(
+      loadConfig(bffConfigSchema, {
+        WEB_DIST_DIR: "/nonexistent",
+        AUTH_URL: auth.server.url,
+        MEDIA_URL: media.url,
+        TRANSCRIPTION_URL: transcription.url,
+        EXPORT_URL: exportServer.url,
+        ...(webhooksUrl ? { WEBHOOKS_URL: webhooksUrl } : {}),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        ...env,
+      }),
+      logger,
+    );
+    await bff.listen({ host: "127.0.0.1", port });
+    bffs.push(bff);
+    return `http://127.0.0.1:${port}`;
+  }
+  const origin = await startBff(options.bffEnv ?? {});
+
+  return {
+    origin,
+    auth,
+    media,
+    extraBff: startBff,
+    signIn: async (email) => (await signInWithMagicLink(auth, email)).cookieHeader(),
+    async close() {
+      for (const bff of bffs) await bff.close();
+      for (const stop of stops) await stop();
+      await worker.stop();
+      await exportServer.close();
+      await transcription.close();
+      await exportDatabase.close();
+      await exportDb.drop();
+      await media.stop();
+      await auth.close();
+      await database.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import type { AddressPolicy, HostResolver, Logger } from "@transcribe/platform";
+import { type Kysely, sql } from "kysely";
+import { Webhook } from "standardwebhooks";
+import type { WebhooksDatabase } from "../db/migrations.js";
+import { nextAttemptAt } from "../domain/rules.js";
+import { postWebhook } from "./send.js";
+
+export interface DeliveryWorkerOptions {
+  db: Kysely<WebhooksDatabase>;
+  logger: Logger;
+  policy: AddressPolicy;
+  resolver?: HostResolver;
+  timeoutMs: number;
+  retryBaseSeconds: number;
+  pollMs: number;
+  /** Deliveries attempted at once. */
+  batch?: number;
+}
+
+/**
+ * Sends due deliveries from the table (the outbox of this service): at least once, each
+ * signed per Standard Webhooks with the endpoint's secret; a failure schedules the next
+ * attempt with exponential backoff until give_up_at. Rows are claimed with a lease
+ * (locked_until) under SKIP LOCKED, so replicas never send the same attempt twice at once
+ * and a crashed replica's claims come back after the lease.
+ */
+export class DeliveryWorker {
+  readonly #o: DeliveryWorkerOptions;
+  #running = false;
+  #wake: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+  readonly owner = randomUUID();
+
+  constructor(options: DeliveryWorkerOptions) {
+    this.#o = options;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wake?.();
+    await this.#loop;
+  }
+
+  /** Something became due (a new delivery, a resend): look now instead of at the next poll. */
+  wake(): void {
+    this.#wake?.();
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let worked = 0;
+      try {
+        worked = await this.runOnce();
+      } catch (error) {
+        this.#o.logger.error({ err: error }, "webhook delivery pass failed");
+      }
+      if (worked > 0 || !this.#running) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.#o.pollMs);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = undefined;
+    }
+  }
+
+  /** One pass: claims due deliveries and attempts each once; returns how many. */
+  async runOnce(): Promise<number> {
+    const { db } = this.#o;
+    const leaseSeconds = Math.ceil(this.#o.timeoutMs / 1000) + 30;
+    const claimed = await sql<{ id: string }>`
+      update webhook_deliveries set locked_until = now() + make_interval(secs => ${leaseSeconds})
+      where id in (
+        select id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
+        order by next_attempt_at
+        limit ${this.#o.batch ?? 10}
+        for update skip locked)
+      returning id`.execute(db);
+    await Promise.all(claimed.rows.map((row) => this.#attempt(row.id)));
+    return claimed.rows.length;
+  }
+
+  async #attempt(id: string): Promise<void> {
+    const { db, logger } = this.#o;
+    const row = await db
+      .selectFrom("webhook_deliveries as d")
+      .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
+      .select(["d.id", "d.payload", "d.attempts", "d.give_up_at", "d.event_type", "e.url", "e.secret"])
+      .where("d.id", "=", id)
+      .executeTakeFirst();
+    if (!row) return;
+    const body = JSON.stringify(row.payload);
+    const sentAt = new Date();
+    const signature = new Webhook(row.secret).sign(row.id, sentAt, body);
+    const headers = { "webhook-id": row.id, "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)), "webhook-signature": signature };
+    const outcome = await postWebhook(row.url, body, headers, { policy: this.#o.policy, timeoutMs: this.#o.timeoutMs, ...(this.#o.resolver ? { resolver: this.#o.resolver } : {}) });
+    const attempts = row.attempts + 1;
+    const now = new Date();
+    if (outcome.ok) {
+      await db
+        .updateTable("webhook_deliveries")
+        .set({ status: "succeeded", attempts, last_status_code: outcome.statusCode ?? null, last_error: null, delivered_at: now, next_attempt_at: null, locked_until: null })
+        .where("id", "=", id)
+        .execute();
+      logger.info({ delivery: id, event: row.event_type, status: outcome.statusCode }, "webhook delivered");
+      return;
+    }
+    const next = nextAttemptAt(attempts, now, new Date(row.give_up_at), this.#o.retryBaseSeconds);
+    await db
+      .updateTable("webhook_deliveries")
+      .set({
+        status: next ? "pending" : "failed",
+        attempts,
+        last_status_code: outcome.statusCode ?? null,
+        last_error: outcome.error ?? null,
+        next_attempt_at: next ?? null,
+        locked_until: null,
+      })
+      .where("id", "=", id)
+      .execute();
+    logger.warn({ delivery: id, event: row.event_type, status: outcome.statusCode, error: outcome.error, next }, next ? "webhook attempt failed; will retry" : "webhook delivery gave up");
+  }
+}

@@ -1,0 +1,3 @@
+import { serviceTestProject } from "../platform/src/testing/vitest-project.js";
+
+export default serviceTestProject("webhooks");
