@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, startEmbeddedPostgres } from "@transcribe/platform";
 import { ensureAuthSecret } from "./auth-secret.js";
+import { engineSetup } from "./engine.js";
 import { loadLauncherConfig, type LauncherConfig, repoRoot } from "./config.js";
 import { databasesToCreate, entryPath, eventsDatabase, processes, urlVariable } from "./services.js";
 import { Supervisor } from "./supervisor.js";
@@ -59,6 +60,10 @@ const accountEnv = {
     process.env.AUTH_TRUSTED_ORIGINS ?? `http://127.0.0.1:${config.BFF_PORT},http://localhost:5173,http://127.0.0.1:5173`,
 };
 
+// The speech engine is prepared in the background: the product answers meanwhile and says so.
+const engineLog = (message: string) => process.stdout.write(`[engine]                 ${message}\n`);
+const engine = await engineSetup(config.dataDir, process.env, engineLog);
+
 const supervisor = new Supervisor({
   cwd: repoRoot,
   pidDir: path.join(config.dataDir, "run"),
@@ -74,6 +79,7 @@ await supervisor.start([
     env: {
       ...serviceUrls,
       ...accountEnv,
+      ...engine.env,
       PORT: String(portOf(spec.portOffset)),
       HOST: "127.0.0.1",
       DATA_DIR: config.dataDir,
@@ -87,6 +93,7 @@ await supervisor.start([
 ]);
 log(`the product is starting at ${productUrl} (health: /api/v1/health); Ctrl-C stops it`);
 if (mailCatcher.length > 0) log(`mail goes to the local mail catcher: http://127.0.0.1:${config.MAILDEV_WEB_PORT}`);
+void engine.prepare();
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
