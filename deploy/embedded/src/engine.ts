@@ -30,6 +30,7 @@ export async function engineSetup(dataDir: string, source: NodeJS.ProcessEnv, lo
   let shown = "";
   let shownAt = 0;
   const show = (progress: ProvisionProgress) => {
+    if (progress.step === "ready") return; // said once below, with the time it took
     const now = Date.now();
     const midway = progress.done !== undefined && progress.total !== undefined && progress.done > 0 && progress.done < progress.total;
     // Progress lines every few seconds; every other message at once.

@@ -81,8 +81,8 @@ export function toolVersion(binary: string, timeoutMs = 10_000): Promise<string>
     });
     child.once("close", (code, signal) => {
       clearTimeout(timer);
-      const first = out.split("\n")[0] ?? "";
-      if (code === 0 && /version/i.test(first)) return resolve(first.trim());
+      const first = (out.split("\n")[0] ?? "").replace(/\s+Copyright.*$/, "").trim();
+      if (code === 0 && /version/i.test(first)) return resolve(first);
       reject(new Error(signal ? `stopped by ${signal}` : `exited with ${code}${err.trim() ? `: ${err.trim().split("\n").pop()}` : ""}`));
     });
   });
