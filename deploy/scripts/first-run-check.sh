@@ -58,7 +58,7 @@ health() { curl -s --max-time 5 "$base/api/v1/health" || true; }
 wait_for() { # wait_for <seconds> <jq condition on the health answer>
   local deadline=$(( $(date +%s) + $1 ))
   while [ "$(date +%s)" -lt "$deadline" ]; do
-    if health | jq -e "$2" >/dev/null 2>&1; then return 0; fi
+    if [ "$(health | jq -r "$2" 2>/dev/null)" = true ]; then return 0; fi
     if ! kill -0 "$launcher_pid" 2>/dev/null; then echo "first-run: npm exited" >&2; tail -50 "$work/start.log" >&2; return 1; fi
     sleep 1
   done
