@@ -114,7 +114,7 @@ describe.skipIf(engineUnavailable)("while the speech engine is prepared", () => 
       },
       60_000,
     );
-    expect(preparing.available).toBe(false);
+    expect(preparing).toMatchObject({ available: false, preparing: true });
     expect(preparing.reason).toBe("Preparing the speech engine… 37% (downloading Whisper base: 55 of 145 MB)");
     expect((await localModel("whisper-tiny.en")).reason).toBe(preparing.reason);
     const degraded = await health();

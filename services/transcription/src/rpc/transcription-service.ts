@@ -120,7 +120,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
   return {
     async listModels() {
       return {
-        models: catalogWithAvailability(deps.catalog, await latestEngineState(db)).map(({ model, available, reason }) =>
+        models: catalogWithAvailability(deps.catalog, await latestEngineState(db)).map(({ model, available, reason, preparing }) =>
           create(ModelSchema, {
             id: model.id,
             provider: providerToProto[model.provider],
@@ -128,6 +128,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
             languages: [AUTO_LANGUAGE, ...model.languages],
             translation: model.translation,
             available,
+            preparing: preparing ?? false,
             ...(reason ? { reason } : model.note ? { reason: model.note } : {}),
           }),
         ),
