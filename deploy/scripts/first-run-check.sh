@@ -15,6 +15,10 @@
 # 7. Ctrl-C, then `npm start` again: seconds until health says every service is ok (warm).
 #
 # Figures go to docs/benchmarks.md (between the first-run markers) and bench/results/first-run.json.
+#
+# To prove the check fails when a provisioning step is missing: FIRST_RUN_PATCH=<a diff> is
+# applied to the clone (git apply) and nothing is recorded; FIRST_RUN_NPM_CACHE=<dir> reuses
+# an npm cache for such runs (the real check starts from an empty one).
 # HF_ENDPOINT defaults to a closed loopback port: this machine may only talk to loopback and
 # the package registries, so the hub attempt fails at once and the PyPI source is used.
 set -euo pipefail
@@ -68,10 +72,14 @@ wait_for() { # wait_for <seconds> <jq condition on the health answer>
 t0=$(date +%s.%N)
 git clone --quiet --branch "$branch" "$repo" "$work/transcribe"
 cd "$work/transcribe"
+if [ -n "${FIRST_RUN_PATCH:-}" ]; then git apply "$FIRST_RUN_PATCH"; echo "first-run: applied $FIRST_RUN_PATCH"; fi
+if [ -n "${FIRST_RUN_NPM_CACHE:-}" ]; then export npm_config_cache="$FIRST_RUN_NPM_CACHE"; fi
 echo "first-run: cloned $branch into $work/transcribe; npm install && npm start (log: $work/start.log)"
 setsid bash -c 'npm install --no-fund --no-audit && npm start' >"$work/start.log" 2>&1 &
 launcher_pid=$!
-wait_for 900 '.status == "ok" or .status == "degraded"'
+wait_for 900 '.status != null'
+# Every service up within a few minutes of the first answer (a service that keeps exiting fails here).
+wait_for 240 '.status == "ok" or .status == "degraded"'
 t_up=$(date +%s.%N)
 echo "first-run: health answers 200 after $(echo "$t_up - $t0" | bc) s"
 node deploy/scripts/first-transcript-check.mjs --base "$base" --mail "http://127.0.0.1:$MAILDEV_WEB_PORT" --wav "$work/speech.wav" --text "$text" | tee "$work/check.log"
@@ -79,6 +87,7 @@ t_transcript=$(date +%s.%N)
 wait_for 120 '.status == "ok"'
 t_ok=$(date +%s.%N)
 grep -E '^\[(engine|launcher)\]|media.*ffmpeg:' "$work/start.log" | cut -c1-240 | head -40
+if [ -n "${FIRST_RUN_PATCH:-}" ]; then echo "first-run: passed with $FIRST_RUN_PATCH applied"; exit 0; fi
 
 echo "first-run: stopping, then npm start again (warm)"
 kill -INT -- "-$launcher_pid"
