@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { mkdtemp } from "node:fs/promises";
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ConnectError } from "@connectrpc/connect";
@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildBff } from "../../bff/src/app.js";
 import { bffConfigSchema } from "../../bff/src/config.js";
 import { upstreamNames } from "../../bff/src/upstreams.js";
+import { engineEnvCurrent, venvPython } from "../src/provision/engine-env.js";
 import { findPython } from "../src/provision/python.js";
 import { writeStatus } from "../src/provision/status-file.js";
 import {
@@ -40,6 +41,22 @@ describe("finding Python", () => {
   it("finds this machine's python3", async () => {
     const result = await findPython();
     expect(result).toHaveProperty("found");
+  });
+});
+
+describe("the engine's venv", () => {
+  it("is current only while requirements.txt hashes to the stamp kept in it", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-venv-"));
+    const requirements = path.join(dir, "requirements.txt");
+    await writeFile(requirements, "faster-whisper==1.2.1\n");
+    const venv = path.join(dir, "venv");
+    expect(await engineEnvCurrent(venv, requirements)).toBe(false);
+    await mkdir(path.dirname(venvPython(venv)), { recursive: true });
+    await writeFile(venvPython(venv), "");
+    await writeFile(path.join(venv, ".requirements.sha256"), `${createHash("sha256").update("faster-whisper==1.2.1\n").digest("hex")}\n`);
+    expect(await engineEnvCurrent(venv, requirements)).toBe(true);
+    await writeFile(requirements, "faster-whisper==1.2.2\n");
+    expect(await engineEnvCurrent(venv, requirements)).toBe(false);
   });
 });
 
