@@ -36,6 +36,13 @@ function load<T>(name: string): BenchResult<T> | undefined {
   return result.data && result.machine && result.loadAverage && !result.smoke ? (result as BenchResult<T>) : undefined;
 }
 
+const FIRST_RUN = /<!-- first-run:start -->[\s\S]*?<!-- first-run:end -->/;
+
+/** The first-run block (deploy/scripts/first-run-check.sh writes it), kept as is like the soak's. */
+export function firstRunBlock(current: string | undefined): string {
+  return current?.match(FIRST_RUN)?.[0] ?? "<!-- first-run:start -->\nNot recorded yet: run `deploy/scripts/first-run-check.sh` (as root).\n<!-- first-run:end -->";
+}
+
 /** The soak block of the current document, or empty markers for `npm run soak` to fill. */
 export function soakBlock(current: string | undefined): string {
   return current?.match(SOAK)?.[0] ?? "<!-- soak:start -->\n<!-- soak:end -->";
@@ -79,6 +86,10 @@ ${sections.map((s) => s.markdown).join("\n\n")}
 ${soakBlock(current)}
 
 ${current?.match(DIARIZATION)?.[0] ?? "<!-- diarization:start -->\n<!-- diarization:end -->"}
+
+## First run (README's two commands, fresh machine)
+
+${firstRunBlock(current)}
 
 ${studiesSection()}
 `;

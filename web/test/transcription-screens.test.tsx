@@ -171,6 +171,35 @@ describe("start form", () => {
   });
 });
 
+describe("start form while the speech engine is prepared", () => {
+  it("says 'Preparing the speech engine… 38%' in place of an error, and a job can be started (it waits)", async () => {
+    const reason = "Preparing the speech engine… 38% (downloading Whisper base: 55 of 145 MB)";
+    const preparing = {
+      models: [{ ...MODELS.models[0], available: false, preparing: true, reason }, MODELS.models[1]],
+    };
+    const network = stubNetwork({
+      "GET /api/v1/models": () => json(preparing),
+      "POST /api/v1/transcriptions": () => json({ job_id: "t9", transcription_id: "t9" }),
+    });
+    const onStarted = vi.fn();
+    render(
+      <QueryClientProvider client={createAppQueryClient()}>
+        <StartTranscriptionForm fileId="f1" onStarted={onStarted} />
+      </QueryClientProvider>,
+    );
+    const status = await screen.findByTestId("engine-preparing");
+    expect(status.textContent).toBe(
+      "Preparing the speech engine… 38% (downloading Whisper base: 55 of 145 MB). You can start now: the transcription begins as soon as it is ready.",
+    );
+    expect(screen.getByRole("option", { name: /Whisper base \(local\) — preparing/ })).toBeEnabled();
+    expect(screen.queryByRole("alert")).toBeNull();
+    fireEvent.change(screen.getByLabelText("Language"), { target: { value: "en" } });
+    fireEvent.click(screen.getByRole("button", { name: "Start transcription" }));
+    await waitFor(() => expect(onStarted).toHaveBeenCalledWith("t9"));
+    expect(bodyOf(network, "POST", "/api/v1/transcriptions")).toMatchObject({ settings: { model: "whisper-base", language: "en" } });
+  });
+});
+
 describe("transcriptions table", () => {
   function withRows() {
     return signedIn("/dashboard", {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { ConfigError, startEmbeddedPostgres } from "@transcribe/platform";
 import { ensureAuthSecret } from "./auth-secret.js";
 import { ensureServiceKeys } from "./service-keys.js";
+import { engineSetup } from "./engine.js";
 import { loadLauncherConfig, type LauncherConfig, repoRoot } from "./config.js";
 import { databasesToCreate, entryPath, eventsDatabase, processes, urlVariable } from "./services.js";
 import { Supervisor } from "./supervisor.js";
@@ -23,6 +24,12 @@ try {
 
 const pgDataDir = path.join(config.dataDir, "postgres");
 removeStalePidFile(pgDataDir);
+
+// The speech engine is prepared in the background from the first second (its venv and the
+// default model take minutes on a first start); the product answers meanwhile and says so.
+const engineLog = (message: string) => process.stdout.write(`[engine]                 ${message}\n`);
+const engine = await engineSetup(config.dataDir, process.env, engineLog);
+const engineReady = engine.prepare();
 
 if (!config.SKIP_WEB_BUILD) await ensureWebBuilt(repoRoot, log);
 
@@ -80,6 +87,7 @@ await supervisor.start([
       ...accountEnv,
       SERVICE_KEY: serviceKeys.privateKeyOf(spec.name),
       SERVICE_PUBLIC_KEYS: serviceKeys.publicKeys,
+      ...engine.env,
       PORT: String(portOf(spec.portOffset)),
       HOST: "127.0.0.1",
       DATA_DIR: config.dataDir,
@@ -93,6 +101,7 @@ await supervisor.start([
 ]);
 log(`the product is starting at ${productUrl} (health: /api/v1/health); Ctrl-C stops it`);
 if (mailCatcher.length > 0) log(`mail goes to the local mail catcher: http://127.0.0.1:${config.MAILDEV_WEB_PORT}`);
+void engineReady;
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -23,7 +23,7 @@ import { apiDocs } from "./http/api-docs.js";
 import { probeRoutes } from "./http/probes.js";
 import { spa } from "./http/spa.js";
 import { createSessionResolver, requireSessionOnApi } from "./http/session.js";
-import { healthRoutes } from "./routes/health.js";
+import { engineCheckFrom, healthRoutes } from "./routes/health.js";
 import { meRoutes } from "./routes/me.js";
 import { mediaRoutes } from "./routes/media.js";
 import { exportRoutes } from "./routes/exports.js";
@@ -90,7 +90,10 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
   const sessions = createSessionResolver(createAuthClient(urls, config.SERVICE_TIMEOUT_MS), { ttlMs: config.SESSION_CACHE_TTL_MS });
   requireSessionOnApi(app, sessions);
   refuseNulCharacters(app);
-  await app.register(healthRoutes, { clients: createHealthClients(urls, config.HEALTH_TIMEOUT_MS) });
+  await app.register(healthRoutes, {
+    clients: createHealthClients(urls, config.HEALTH_TIMEOUT_MS),
+    engine: engineCheckFrom(createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.HEALTH_TIMEOUT_MS }), config.HEALTH_TIMEOUT_MS),
+  });
   await app.register(meRoutes);
   await app.register(mediaRoutes, { client: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(transcriptionRoutes, {

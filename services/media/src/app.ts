@@ -17,6 +17,8 @@ export interface MediaBuildOptions {
   /** A ready store instead of the one the configuration names (tests use a clock they control). */
   storage?: MediaStorage;
   worker?: Partial<Omit<ProcessingWorkerOptions, "files" | "tools">>;
+  /** The binaries chosen at start (main.ts); default FFMPEG_PATH/FFPROBE_PATH or the commands on PATH. */
+  tools?: FfmpegTools;
 }
 
 export interface MediaService extends ServiceParts {
@@ -36,7 +38,7 @@ export async function buildMedia(
 ): Promise<MediaService> {
   const { config, logger, database } = context;
   if (!database) throw new Error("media needs its database (DATABASE_URL)");
-  const tools: FfmpegTools = { ffmpeg: config.FFMPEG_PATH, ffprobe: config.FFPROBE_PATH };
+  const tools: FfmpegTools = options.tools ?? { ffmpeg: config.FFMPEG_PATH ?? "ffmpeg", ffprobe: config.FFPROBE_PATH ?? "ffprobe" };
   const storage = options.storage ?? (await buildStorage(config));
   const files = new MediaFiles({ db: database.db as Kysely<MediaDatabase>, storage, config, logger });
   const worker = new ProcessingWorker({ files, tools, ...options.worker });

@@ -68,8 +68,9 @@ export const mediaConfigSchema = z.object({
     .default("")
     .transform((value) => value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)),
 
-  FFMPEG_PATH: z.string().default("ffmpeg"),
-  FFPROBE_PATH: z.string().default("ffprobe"),
+  /** Unset: a working system binary, else the one bundled in the npm package (processing/ffmpeg-binaries.ts). */
+  FFMPEG_PATH: env.optionalString(),
+  FFPROBE_PATH: env.optionalString(),
 });
 
 export type MediaConfig = z.infer<typeof mediaConfigSchema>;

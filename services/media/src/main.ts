@@ -2,7 +2,7 @@ import { runService } from "@transcribe/platform";
 import { buildMedia } from "./app.js";
 import { mediaConfigSchema } from "./config.js";
 import { migrations } from "./db/migrations.js";
-import { checkTools, MissingToolError } from "./processing/ffmpeg.js";
+import { chooseTools, MissingToolError } from "./processing/ffmpeg-binaries.js";
 
 await runService({
   name: "media",
@@ -11,14 +11,14 @@ await runService({
   migrations,
   async build(context) {
     try {
-      const versions = await checkTools({ ffmpeg: context.config.FFMPEG_PATH, ffprobe: context.config.FFPROBE_PATH });
-      context.logger.info(versions, "ffmpeg found");
+      const { ffmpeg, ffprobe } = await chooseTools(context.config);
+      context.logger.info({ ffmpeg, ffprobe }, `ffmpeg: ${ffmpeg.source} ${ffmpeg.path} (${ffmpeg.version}); ffprobe: ${ffprobe.source} ${ffprobe.path} (${ffprobe.version})`);
+      return await buildMedia(context, { tools: { ffmpeg: ffmpeg.path, ffprobe: ffprobe.path } });
     } catch (error) {
       if (!(error instanceof MissingToolError)) throw error;
       // One clear line and exit 1, like a configuration error: the launcher shows it.
       process.stderr.write(`media: ${error.message}\n`);
       process.exit(1);
     }
-    return buildMedia(context);
   },
 });

@@ -220,6 +220,10 @@ def download(request: dict, reply_id) -> dict:
     patterns = ["config.json", "preprocessor_config.json", "model.bin", "tokenizer.json", "vocabulary.*"]
     try:
         info = HfApi().model_info(repo, files_metadata=True)
+        import fnmatch
+
+        wanted = [s for s in info.siblings or [] if any(fnmatch.fnmatch(s.rfilename, p) for p in patterns)]
+        send({"id": reply_id, "event": "progress", "total_bytes": sum(getattr(s, "size", 0) or 0 for s in wanted)})
         snapshot_download(repo, local_dir=partial, allow_patterns=patterns)
     except Exception as error:
         shutil.rmtree(partial, ignore_errors=True)

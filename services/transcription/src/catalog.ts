@@ -1,9 +1,12 @@
 import { modelCatalog, type ModelDefinition } from "./domain/models.js";
 import { resolveModel, type ModelLocations } from "./engines/local/models.js";
+import type { EngineState } from "./worker/engine-state.js";
 
 export interface Availability {
   available: boolean;
   reason?: string;
+  /** Not runnable yet, but being prepared: a job may be started and waits for it. */
+  preparing?: boolean;
 }
 
 export interface CatalogEnvironment {
@@ -14,10 +17,16 @@ export interface CatalogEnvironment {
   engines: ReadonlySet<string>;
 }
 
-/** Whether a model can run here now, with a reason a user can read when it cannot. */
-export function availabilityOf(model: ModelDefinition, environment: CatalogEnvironment): Availability {
+/**
+ * Whether a model can run here now, with a reason a user can read when it cannot. Local
+ * models follow the workers' engine reports (`engine`; undefined when no worker reported,
+ * then only the model files count).
+ */
+export function availabilityOf(model: ModelDefinition, environment: CatalogEnvironment, engine?: EngineState): Availability {
   switch (model.provider) {
     case "local": {
+      if (engine?.state === "preparing") return { available: false, reason: engine.reason, preparing: true };
+      if (engine?.state === "unavailable") return { available: false, reason: engine.reason };
       const resolution = resolveModel(model.engineModel, environment.locations);
       if (resolution.kind === "missing") {
         return { available: false, reason: `Model files are not installed on this server (${model.engineModel})` };
@@ -39,6 +48,6 @@ export function availabilityOf(model: ModelDefinition, environment: CatalogEnvir
   }
 }
 
-export function catalogWithAvailability(environment: CatalogEnvironment) {
-  return modelCatalog.map((model) => ({ model, ...availabilityOf(model, environment) }));
+export function catalogWithAvailability(environment: CatalogEnvironment, engine?: EngineState) {
+  return modelCatalog.map((model) => ({ model, ...availabilityOf(model, environment, engine) }));
 }

@@ -67,6 +67,10 @@ export const workerConfig = transcriptionConfig.extend({
   JOB_RETRY_BASE_MS: env.positiveInt(5_000),
   /** How long a job waits for media to finish processing its file. */
   MEDIA_WAIT_MAX_SECONDS: env.positiveInt(3_600),
+  /** How long a local job waits for the speech engine (and default model) to be prepared. */
+  ENGINE_WAIT_MAX_SECONDS: env.positiveInt(3_600),
+  /** The launcher's provisioning progress (`<DATA_DIR>/engine/status.json`); set by npm start. */
+  ENGINE_STATUS_FILE: env.optionalString(),
   TRANSCRIBE_CHUNK_SECONDS: env.positiveInt(300),
   TRANSCRIBE_CHUNK_OVERLAP_SECONDS: z.coerce.number().min(0).default(5),
   /**

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { commonConfigSchema, ConfigError, createServiceClient, loadConfigOrExit, runService } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";
 import { checkDrain, modelLocations, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
@@ -7,6 +9,7 @@ import { TranscriberError, type Transcriber } from "./domain/transcriber.js";
 import { ElevenLabsTranscriber } from "./engines/cloud/elevenlabs.js";
 import { GroqTranscriber } from "./engines/cloud/groq.js";
 import { LocalTranscriber } from "./engines/local/local-transcriber.js";
+import { EngineStateMonitor } from "./worker/engine-state.js";
 import { JobRunner } from "./worker/job-runner.js";
 
 // Like a bad variable: named, exit 1, before touching the database.
@@ -34,6 +37,9 @@ await runService({
     const db = database!.db as Db;
     const media = createServiceClient(MediaService, config.MEDIA_URL, { timeoutMs: config.SERVICE_TIMEOUT_MS });
     const locations = modelLocations(config);
+    const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    // Whether the local engine can run now (and why not): health, the model list and local jobs follow it.
+    const engine = new EngineStateMonitor({ python: config.WHISPER_PYTHON, statusFile: config.ENGINE_STATUS_FILE, db, owner, logger });
     const runner = new JobRunner({
       db,
       media,
@@ -44,6 +50,8 @@ await runService({
         download: speakerWeightsDownload(config),
         threshold: config.DIARIZATION_THRESHOLD,
       },
+      owner,
+      engine,
       createTranscriber: (provider): Transcriber => {
         if (provider === "local") {
           return new LocalTranscriber({
@@ -76,41 +84,23 @@ await runService({
         pollMs: config.JOB_POLL_MS,
         retryBaseMs: config.JOB_RETRY_BASE_MS,
         mediaWaitMaxSeconds: config.MEDIA_WAIT_MAX_SECONDS,
+        engineWaitMaxSeconds: config.ENGINE_WAIT_MAX_SECONDS,
         timeFactor: config.TRANSCRIBE_TIME_FACTOR,
         concurrency: config.WORKER_CONCURRENCY,
         drainMs: config.WORKER_DRAIN_SECONDS * 1000,
       },
     });
-    // Say at start whether the local engine can run, rather than at the first job.
-    const probe = async () => {
-      const local = new LocalTranscriber({
-        python: config.WHISPER_PYTHON,
-        locations,
-        computeType: config.WHISPER_COMPUTE_TYPE,
-        threads: config.WHISPER_THREADS,
-        beamSize: config.WHISPER_BEAM_SIZE,
-        chunkSeconds: config.TRANSCRIBE_CHUNK_SECONDS,
-        overlapSeconds: config.TRANSCRIBE_CHUNK_OVERLAP_SECONDS,
-        chunkTimeFactor: config.TRANSCRIBE_TIME_FACTOR,
-        logger,
-      });
-      try {
-        const info = await local.ping();
-        logger.info({ python: config.WHISPER_PYTHON, ...info }, "local Whisper engine ready");
-      } catch (error) {
-        logger.error({ err: error, python: config.WHISPER_PYTHON }, "the local Whisper engine cannot start; local models will fail");
-      } finally {
-        await local.close();
-      }
-    };
     return {
       background: [
         {
           start: () => {
-            void probe();
+            engine.start();
             runner.start();
           },
-          stop: () => runner.stop(),
+          stop: async () => {
+            await runner.stop();
+            await engine.stop();
+          },
         },
       ],
     };

@@ -54,6 +54,10 @@ export const modelSchema = z
     languages: z.array(z.string()).describe('Language codes the model accepts; "auto" detects the language'),
     translation: z.boolean().describe("Whether translate_to_en is accepted"),
     available: z.boolean(),
+    preparing: z
+      .boolean()
+      .optional()
+      .describe("Not runnable yet but being prepared (the local speech engine or its weights): a job may be started and waits; reason says how far"),
     reason: z.string().optional().describe("Why the model cannot run here (or a note about it)"),
   })
   .meta({ id: "Model", description: "A speech model of the catalog" });
@@ -328,6 +332,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
           languages: m.languages,
           translation: m.translation,
           available: m.available,
+          ...(m.preparing ? { preparing: true } : {}),
           ...(m.reason ? { reason: m.reason } : {}),
         })),
       };

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
 import { PROCESSED, PROCESSED_BYTES_PER_SECOND } from "../domain/rules.js";
+import { INSTALL_HINT, MissingToolError, toolVersion } from "./ffmpeg-binaries.js";
 
 export interface FfmpegTools {
   ffmpeg: string;
@@ -29,23 +30,15 @@ function inputGuards(limits: InputLimits): string[] {
   return ["-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-max_streams", String(limits.maxStreams)];
 }
 
-const INSTALL_HINT =
-  "install FFmpeg (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg) " +
-  "or point FFMPEG_PATH and FFPROBE_PATH at the binaries";
+export { MissingToolError } from "./ffmpeg-binaries.js";
 
-/** Thrown at start when a tool is missing, with what to install. */
-export class MissingToolError extends Error {
-  override readonly name = "MissingToolError";
-}
-
-/** Runs `<tool> -version` for both; the media service cannot work without them. */
+/** Runs `<tool> -version` for both given binaries; the media service cannot work without them. */
 export async function checkTools(tools: FfmpegTools): Promise<{ ffmpeg: string; ffprobe: string }> {
   const versions: Record<string, string> = {};
   const missing: string[] = [];
   for (const [name, command] of Object.entries(tools)) {
     try {
-      const { stdout } = await run(command, ["-hide_banner", "-version"], { timeoutMs: 10_000 });
-      versions[name] = stdout.split("\n")[0] ?? "";
+      versions[name] = await toolVersion(command);
     } catch (error) {
       missing.push(`${name} ("${command}": ${(error as Error).message})`);
     }

@@ -106,4 +106,17 @@ export const migrations: Migrations = {
       await sql`alter table transcription_jobs add column kind text not null default 'transcribe' check (kind in ('transcribe', 'diarize'))`.execute(db);
     },
   },
+  "0003_engine_status": {
+    async up(db: Kysely<any>) {
+      // Each worker's local engine: ready, preparing (with progress) or unavailable (why);
+      // the API's model list and the health answer read the freshest rows.
+      await sql`
+        create table transcription_engines (
+          owner text primary key,
+          state text not null check (state in ('ready', 'preparing', 'unavailable')),
+          reason text not null default '',
+          updated_at timestamptz not null default now()
+        )`.execute(db);
+    },
+  },
 };

@@ -80,7 +80,16 @@ export interface SegmentsTable {
   speaker: string | null;
 }
 
+/** What each worker last said about its local engine (worker/engine-state.ts). */
+export interface EnginesTable {
+  owner: string;
+  state: "ready" | "preparing" | "unavailable";
+  reason: string;
+  updated_at: Date;
+}
+
 export interface TranscriptionDB {
+  transcription_engines: EnginesTable;
   transcriptions: TranscriptionsTable;
   transcription_jobs: JobsTable;
   transcription_job_chunks: JobChunksTable;

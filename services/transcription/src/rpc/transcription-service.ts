@@ -32,6 +32,7 @@ import { engineModelFor, findModel } from "../domain/models.js";
 import { validateName, validateSettings, type JobSettings } from "../domain/settings.js";
 import { validateSpeakerCounts, validateSpeakerName, type Speaker } from "../domain/speakers.js";
 import { canRetry } from "../domain/status.js";
+import { latestEngineState } from "../worker/engine-state.js";
 import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem } from "./mapping.js";
 
 export interface TranscriptionServiceDeps {
@@ -114,10 +115,11 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
     }
   }
 
-  function checkedSettings(input: ReturnType<typeof settingsFromProto>): { settings: JobSettings; engineModel: string; message?: string } {
+  async function checkedSettings(input: ReturnType<typeof settingsFromProto>): Promise<{ settings: JobSettings; engineModel: string; message?: string }> {
     const { settings, model } = validateSettings(input);
-    const availability = availabilityOf(model, deps.catalog);
-    if (!availability.available) throw new AppError("failed_precondition", `${model.name}: ${availability.reason}`, { field: "model" });
+    const availability = availabilityOf(model, deps.catalog, model.provider === "local" ? await latestEngineState(db) : undefined);
+    // A job for an engine still being prepared is accepted: the worker holds it until ready.
+    if (!availability.available && !availability.preparing) throw new AppError("failed_precondition", `${model.name}: ${availability.reason}`, { field: "model" });
     const { engineModel, message } = engineModelFor(model, settings.translateToEn);
     return { settings, engineModel, ...(message ? { message } : {}) };
   }
@@ -125,7 +127,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
   return {
     async listModels() {
       return {
-        models: catalogWithAvailability(deps.catalog).map(({ model, available, reason }) =>
+        models: catalogWithAvailability(deps.catalog, await latestEngineState(db)).map(({ model, available, reason, preparing }) =>
           create(ModelSchema, {
             id: model.id,
             provider: providerToProto[model.provider],
@@ -133,6 +135,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
             languages: [AUTO_LANGUAGE, ...model.languages],
             translation: model.translation,
             available,
+            preparing: preparing ?? false,
             ...(reason ? { reason } : model.note ? { reason: model.note } : {}),
             isDefault: model.isDefault === true,
           }),
@@ -142,7 +145,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
 
     async createTranscription(request) {
       const userId = requireUser(request.userId);
-      const { settings, engineModel, message } = checkedSettings(settingsFromProto(request.settings));
+      const { settings, engineModel, message } = await checkedSettings(settingsFromProto(request.settings));
       const file = await fileOf(userId, request.fileId);
       requireProcessed(file);
       const id = randomUUID();
@@ -294,7 +297,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const input = request.settings
         ? settingsFromProto(request.settings)
         : { ...existing.settings, model: findModel(existing.settings.model) ? existing.settings.model : undefined };
-      const { settings, engineModel } = checkedSettings(input);
+      const { settings, engineModel } = await checkedSettings(input);
       if (!canRetry(existing.status)) {
         throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
       }

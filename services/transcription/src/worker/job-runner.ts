@@ -36,6 +36,7 @@ import { findModel } from "../domain/models.js";
 import { assignSpeakers, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
 import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
 import { diarizeFile, type DiarizerOptions } from "../engines/local/diarizer.js";
+import type { EngineState } from "./engine-state.js";
 import { countQueueIn, jobsCompleted, jobsFailed, jobsInProgress } from "./metrics.js";
 
 export interface JobRunnerOptions {
@@ -43,6 +44,8 @@ export interface JobRunnerOptions {
   pollMs: number;
   retryBaseMs: number;
   mediaWaitMaxSeconds: number;
+  /** How long a local job waits for the speech engine to be prepared (ENGINE_WAIT_MAX_SECONDS). */
+  engineWaitMaxSeconds?: number;
   timeFactor: number;
   concurrency: number;
   /**
@@ -63,6 +66,8 @@ export interface JobRunnerDeps {
   owner?: string;
   /** The local diarizer (speakers for local and Groq transcripts, and diarize-only jobs). */
   diarizer?: DiarizerOptions | undefined;
+  /** The local engine's state: local jobs wait while it prepares and fail when it cannot run. */
+  engine?: { readonly current: EngineState };
 }
 
 class LeaseLost extends Error {
@@ -199,6 +204,7 @@ export class JobRunner {
       }
       const file = await this.fileOf(job);
       if (!file) return;
+      if (!(await this.engineReady(job))) return;
       await this.markTranscribing(job, file);
       const limit = timeLimitSeconds(file.duration, options.timeFactor);
       const timer = setTimeout(() => controller.abort(new TimeLimit(limit)), limit * 1000);
@@ -285,6 +291,29 @@ export class JobRunner {
       return undefined;
     }
     return file;
+  }
+
+  /**
+   * A local job waits (no attempt used) while the engine is being prepared, up to
+   * engineWaitMaxSeconds, and ends failed with the reason when it cannot run. Its own time
+   * limit starts when it runs.
+   */
+  private async engineReady(job: LeasedJob): Promise<boolean> {
+    const engine = this.deps.engine;
+    if (!engine || findModel(job.settings.model)?.provider !== "local") return true;
+    const { state, reason } = engine.current;
+    if (state === "ready") return true;
+    if (state === "unavailable") {
+      await this.fail(job, `The local speech engine cannot run on this server: ${reason}`);
+      return false;
+    }
+    const waited = (Date.now() - job.created_at.getTime()) / 1000;
+    if (waited > (this.deps.options.engineWaitMaxSeconds ?? 3600)) {
+      await this.fail(job, `The speech engine was not ready in time (${reason})`);
+      return false;
+    }
+    await releaseJob(this.deps.db, job.id, this.owner, { delayMs: 2_000, refundAttempt: true });
+    return false;
   }
 
   private async markTranscribing(job: LeasedJob, file: File): Promise<void> {

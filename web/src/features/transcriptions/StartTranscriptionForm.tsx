@@ -1,6 +1,8 @@
 // Model, language and translation choice for a processed file (issue 6, spec §5): the
 // language is required, and translating English to English is refused (the toggle is
-// disabled for "en"). Unavailable models are listed, disabled, with their reason.
+// disabled for "en"). Unavailable models are listed, disabled, with their reason; a model
+// whose engine is still being prepared (first start) can be chosen, says how far it is, and
+// its job waits for it.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
@@ -49,6 +51,13 @@ export function languageLabel(code: string): string {
   }
 }
 
+/** "Preparing the speech engine… 38%" from the server's reason (which also says what it is doing). */
+export function preparingLine(reason: string | undefined): string {
+  const percent = /Preparing the speech engine…\s*(\d+)%/.exec(reason ?? "")?.[1];
+  const detail = /\((.*)\)\s*$/.exec(reason ?? "")?.[1];
+  return `Preparing the speech engine…${percent ? ` ${percent}%` : ""}${detail ? ` (${detail})` : ""}.`;
+}
+
 export function StartTranscriptionForm({
   fileId,
   onStarted,
@@ -60,7 +69,12 @@ export function StartTranscriptionForm({
   cancelLabel = "Discard",
 }: StartTranscriptionFormProps) {
   const queryClient = useQueryClient();
-  const models = useQuery({ queryKey: queryKeys.models, queryFn: ({ signal }) => listModels(signal) });
+  const models = useQuery({
+    queryKey: queryKeys.models,
+    queryFn: ({ signal }) => listModels(signal),
+    // While the speech engine is being prepared, follow its progress.
+    refetchInterval: (query) => (query.state.data?.models.some((m) => m.preparing) ? 3_000 : false),
+  });
   const [chosenModel, setChosenModel] = useState<string | undefined>(initial?.model);
   const [language, setLanguage] = useState(initial?.language ?? "");
   const [translate, setTranslate] = useState(initial?.translateToEn ?? false);
@@ -75,9 +89,10 @@ export function StartTranscriptionForm({
   const ids = { model: useId(), language: useId(), translate: useId(), languageError: useId(), translateHint: useId() };
 
   const catalog = models.data?.models ?? [];
-  // A preselected model that is not (or no longer) available falls back to the first that is.
-  const chosen = catalog.find((m) => m.id === chosenModel && m.available);
-  const modelId = chosen?.id ?? catalog.find((m) => m.available)?.id ?? "";
+  // A preselected model that cannot run (or be waited for) falls back to the first that can.
+  const usable = (m: SpeechModel) => m.available || m.preparing === true;
+  const chosen = catalog.find((m) => m.id === chosenModel && usable(m));
+  const modelId = chosen?.id ?? catalog.find(usable)?.id ?? "";
   const model: SpeechModel | undefined = catalog.find((m) => m.id === modelId);
   const languages = model?.languages ?? [];
   const isEnglish = language === "en";
@@ -163,13 +178,19 @@ export function StartTranscriptionForm({
           }}
         >
           {catalog.map((m) => (
-            <option key={m.id} value={m.id} disabled={!m.available} title={m.reason}>
+            <option key={m.id} value={m.id} disabled={!usable(m)} title={m.reason}>
               {m.name}
-              {!m.available && m.reason ? ` — unavailable: ${m.reason}` : ""}
+              {m.preparing ? " — preparing" : !m.available && m.reason ? ` — unavailable: ${m.reason}` : ""}
             </option>
           ))}
         </select>
-        {model?.reason && model.available ? <p className="muted field-hint">{model.reason}</p> : null}
+        {model?.preparing ? (
+          <p className="muted field-hint" role="status" data-testid="engine-preparing">
+            {preparingLine(model.reason)} You can start now: the transcription begins as soon as it is ready.
+          </p>
+        ) : model?.reason && model.available ? (
+          <p className="muted field-hint">{model.reason}</p>
+        ) : null}
         <FieldError id={`${ids.model}-error`}>{errors.model}</FieldError>
       </div>
 
@@ -234,7 +255,7 @@ export function StartTranscriptionForm({
       {refusal ? <TrialLimitRefusal message={refusal} /> : null}
 
       <div className="button-row">
-        <Button type="submit" variant="primary" loading={start.isPending} disabled={!model?.available}>
+        <Button type="submit" variant="primary" loading={start.isPending} disabled={!model || !usable(model)}>
           {submitLabel}
         </Button>
         {onCancel ? (

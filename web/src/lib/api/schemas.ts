@@ -168,6 +168,8 @@ export const speechModelSchema = z.object({
   languages: z.array(z.string()),
   translation: z.boolean(),
   available: z.boolean(),
+  /** Being prepared (the local speech engine, its weights): a job may be started and waits. */
+  preparing: z.boolean().optional(),
   reason: z.string().optional(),
 });
 export type SpeechModel = z.infer<typeof speechModelSchema>;

