@@ -9,6 +9,7 @@ import {
   SubscriptionPurchasedSchema,
   TrackUserSignupSchema,
   TranscriptDeletedSchema,
+  TranscriptEditedSchema,
   TranscriptionCompletedSchema,
   TranscriptionCreatedSchema,
   TranscriptionFailedSchema,
@@ -64,6 +65,7 @@ const entries = [
   entry(TranscriptionFailedSchema, "transcription.jobs", (e) => e.jobId),
   entry(TranscriptRenamedSchema, "transcription.transcripts", (e) => e.transcriptId),
   entry(TranscriptDeletedSchema, "transcription.transcripts", (e) => e.transcriptId),
+  entry(TranscriptEditedSchema, "transcription.transcripts", (e) => e.transcriptId),
 ] as const;
 
 /** The generated descriptor of every event in the catalog. */
