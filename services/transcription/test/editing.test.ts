@@ -1,19 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { decodeEvent, type EventEnvelope } from "@transcribe/platform";
 import { TranscriptEditedSchema } from "@transcribe/proto/events/v1/events";
 import type { TranscriptionResult } from "@transcribe/proto/transcription/v1/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { advanceTranscription, insertJob, insertResult, json } from "../src/db/repository.js";
-import { startRevisions } from "../src/db/revisions.js";
 import { MAX_SEGMENT_TEXT } from "../src/domain/edit-timing.js";
-import type { Segment } from "../src/domain/transcriber.js";
+import { completedTranscription, type CompletedOptions } from "./completed.js";
 import { migratedDatabase, startMediaServer, startTranscriptionApi } from "./helpers.js";
-
-/** Real word timings from the local engine (fixtures/generate-word-timed.ts). */
-const fixture = JSON.parse(readFileSync(path.join(import.meta.dirname, "fixtures", "word-timed.json"), "utf8")) as { segments: Segment[] };
 
 let database: Awaited<ReturnType<typeof migratedDatabase>>;
 let media: Awaited<ReturnType<typeof startMediaServer>>;
@@ -31,43 +24,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** A completed transcription, stored by the same repository calls as the worker's completion. */
-async function completed(userId: string, options: { name?: string; language?: string; segments?: Segment[] } = {}): Promise<string> {
-  const id = randomUUID();
-  const jobId = randomUUID();
-  const resultId = randomUUID();
-  const segments = options.segments ?? fixture.segments;
-  const settings = { provider: "local", model: "whisper-base", responseFormat: "verbose_json", timestampGranularities: ["segment", "word"], temperature: 0, language: "en", translateToEn: false } as const;
-  await database.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto("transcriptions")
-      .values({
-        id,
-        user_id: userId,
-        file_id: randomUUID(),
-        display_name: options.name ?? "Committee meeting.wav",
-        file_name: "speech.wav",
-        content_type: "audio/wav",
-        duration: 25,
-        uploaded_at: new Date(),
-        raw_key: "raw",
-        processed_key: null,
-        status: "transcribing",
-        error: null,
-        current_job_id: jobId,
-        settings: json({ ...settings, timestampGranularities: [...settings.timestampGranularities] }),
-        result_id: null,
-        deleted_at: null,
-      })
-      .execute();
-    await insertJob(trx, { id: jobId, transcriptionId: id, userId, settings: { ...settings, timestampGranularities: [...settings.timestampGranularities] }, engineModel: "base", maxAttempts: 1 });
-    const result = { text: segments.map((s) => s.text).join(" "), language: options.language ?? "en", sourceLanguage: "en", duration: 25, segments, dropped: [], engine: { name: "local", model: "base" } };
-    await insertResult(trx, resultId, id, jobId, result);
-    expect(await advanceTranscription(trx, id, jobId, "completed", { result_id: resultId, error: null })).toBe(true);
-    await startRevisions(trx, { transcriptionId: id, userId, resultId, language: result.language, segments });
-  });
-  return id;
-}
+const completed = (userId: string, options: CompletedOptions = {}) => completedTranscription(database.db, userId, options);
 
 async function refusal(promise: Promise<unknown>): Promise<ConnectError> {
   try {

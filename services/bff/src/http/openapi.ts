@@ -18,6 +18,7 @@ export async function openApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           session: { type: "apiKey", in: "cookie", name: "better-auth.session_token" },
+          sessionCookie: { type: "apiKey", in: "cookie", name: "better-auth.session_token" },
         },
       },
     },

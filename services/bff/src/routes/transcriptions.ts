@@ -10,6 +10,7 @@ import {
   TranscriptionStatus,
   type Transcription,
   type TranscriptionListItem,
+  type TranscriptionResult,
   type TranscriptionService,
 } from "@transcribe/proto/transcription/v1/transcription";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -96,12 +97,45 @@ const listSchema = z
 
 const wordSchema = z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().optional() });
 const segmentSchema = z.object({
-  id: z.number().int(),
+  id: z.number().int().describe("Stable within the transcript: the engine's position; segments added by an edit get new ids"),
   start: z.number(),
   end: z.number(),
   text: z.string(),
+  speaker: z.string().optional().describe('A speaker label such as "S1", when known'),
   words: z.array(wordSchema).optional().describe("When word timestamps were requested"),
 });
+
+export const resultSchema = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    language: z.string(),
+    duration: z.number(),
+    revision: z.number().int().describe('The revision these segments are; its ETag is "rev-<revision>" (PUT …/result If-Match)'),
+    segments: z.array(segmentSchema),
+  })
+  .meta({ id: "TranscriptionResult" });
+
+/** A result as the contract shows it; words only come when the service sent them (WORD granularity). */
+export function toResultBody(r: TranscriptionResult, withWords = true): z.infer<typeof resultSchema> {
+  return {
+    id: r.id,
+    text: r.text,
+    language: r.language,
+    duration: r.duration,
+    revision: r.revision,
+    segments: r.segments.map((s) => ({
+      id: s.id,
+      start: s.start,
+      end: s.end,
+      text: s.text,
+      ...(s.speaker ? { speaker: s.speaker } : {}),
+      ...(withWords
+        ? { words: s.words.map((w) => ({ word: w.word, start: w.start, end: w.end, ...(w.probability !== undefined ? { probability: w.probability } : {}) })) }
+        : {}),
+    })),
+  };
+}
 
 export const detailSchema = z
   .object({
@@ -113,9 +147,7 @@ export const detailSchema = z
       .object({ model: z.string(), language: z.string(), timestamp_granularities: z.array(z.enum(["segment", "word"])) })
       .optional(),
     audio_file: z.object({ file_id: z.string(), file_name: z.string(), content_type: z.string().optional() }),
-    result: z
-      .object({ id: z.string(), text: z.string(), language: z.string(), duration: z.number(), segments: z.array(segmentSchema) })
-      .nullable(),
+    result: resultSchema.nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -170,23 +202,7 @@ function toDetail(t: Transcription): z.infer<typeof detailSchema> {
       file_name: t.audioFile?.fileName ?? "",
       ...(t.audioFile?.contentType ? { content_type: t.audioFile.contentType } : {}),
     },
-    result: t.result
-      ? {
-          id: t.result.id,
-          text: t.result.text,
-          language: t.result.language,
-          duration: t.result.duration,
-          segments: t.result.segments.map((s) => ({
-            id: s.id,
-            start: s.start,
-            end: s.end,
-            text: s.text,
-            ...(withWords
-              ? { words: s.words.map((w) => ({ word: w.word, start: w.start, end: w.end, ...(w.probability !== undefined ? { probability: w.probability } : {}) })) }
-              : {}),
-          })),
-        }
-      : null,
+    result: t.result ? toResultBody(t.result, withWords) : null,
     created_at: iso(t.createdAt),
     updated_at: iso(t.updatedAt),
   };

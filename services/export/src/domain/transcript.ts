@@ -40,6 +40,8 @@ export interface Transcript {
   text: string;
   /** In time order. */
   segments: TranscriptSegment[];
+  /** The transcript revision rendered (1 is the engine's result); recorded with the export. */
+  revision?: number;
 }
 
 /** Options the text-like formats share (txt, docx, pdf). */
