@@ -15,6 +15,8 @@ import type { Db } from "./db/repository.js";
  */
 
 export const MAX_QUERY_LENGTH = 200;
+/** Matches counted (and ranked) per kind, names and segments; total_count says "at least" beyond it. */
+export const MAX_COUNTED = 1000;
 
 export interface SearchHit {
   transcriptionId: string;
@@ -38,7 +40,7 @@ export function snippetHtml(headline: string): string {
 export async function searchTranscripts(
   db: Db,
   input: { userId: string; query: string; limit: number; offset: number },
-): Promise<{ hits: SearchHit[]; total: number }> {
+): Promise<{ hits: SearchHit[]; total: number; capped: boolean }> {
   const query = input.query.trim();
   if (!query) throw new AppError("invalid_argument", "Search text cannot be empty", { field: "q" });
   if (query.length > MAX_QUERY_LENGTH) throw new AppError("invalid_argument", `Search text is too long: at most ${MAX_QUERY_LENGTH} characters`, { field: "q" });
@@ -55,6 +57,8 @@ export async function searchTranscripts(
     [...names].map((name) => sql`websearch_to_tsquery(${name}::regconfig, ${query})`),
     sql` || `,
   );
+  // At most MAX_COUNTED matches are ranked and counted: a word said in a quarter of a
+  // library's segments would otherwise cost a scan of all of them on every keystroke.
   const { rows } = await sql<{
     transcription_id: string;
     display_name: string;
@@ -64,43 +68,46 @@ export async function searchTranscripts(
     snippet: string;
     total: string;
   }>`
-    with q as (select (${tsquery}) as query),
-    hits as (
+    with named as (
       select t.id as transcription_id, null::integer as segment_id, 0::float8 as start_seconds, 0::float8 as end_seconds,
              t.display_name as text, 'transcript_simple'::regconfig as config, 2::real as kind_rank, 0::real as rank,
              t.display_name, t.created_at
-      from transcriptions t cross join q
-      where t.user_id = ${input.userId} and t.status <> 'deleted' and t.name_document @@ q.query
-      union all
-      select s.transcription_id, s.segment_id, s.start_seconds, s.end_seconds, s.text, s.config, 1::real, ts_rank(s.document, q.query),
-             t.display_name, t.created_at
+      from transcriptions t
+      where t.user_id = ${input.userId} and t.status <> 'deleted' and t.name_document @@ (${tsquery})
+      limit ${MAX_COUNTED}
+    ),
+    spoken as (
+      select s.transcription_id, s.segment_id, s.start_seconds, s.end_seconds, s.text, s.config, 1::real as kind_rank,
+             ts_rank(s.document, (${tsquery})) as rank, t.display_name, t.created_at
       from transcription_search_segments s
       join transcriptions t on t.id = s.transcription_id
-      cross join q
-      where s.user_id = ${input.userId} and s.document @@ q.query and t.status <> 'deleted'
+      where s.user_id = ${input.userId} and s.document @@ (${tsquery}) and t.status <> 'deleted'
+      limit ${MAX_COUNTED}
     ),
+    hits as (select * from named union all select * from spoken),
     page as (
       select *, count(*) over () as total from hits
       order by kind_rank desc, rank desc, created_at desc, transcription_id, start_seconds
       limit ${input.limit} offset ${input.offset}
     )
     select page.transcription_id, page.display_name, page.segment_id, page.start_seconds, page.end_seconds, page.total,
-           ts_headline(page.config, translate(page.text, ${START + STOP}, ''), q.query,
+           ts_headline(page.config, translate(page.text, ${START + STOP}, ''), (${tsquery}),
              ${`StartSel=${START}, StopSel=${STOP}, MaxWords=24, MinWords=10, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`}) as snippet
-    from page cross join q
+    from page
     order by page.kind_rank desc, page.rank desc, page.created_at desc, page.transcription_id, page.start_seconds`.execute(db);
   let total = Number(rows[0]?.total ?? 0);
   if (rows.length === 0 && input.offset > 0) {
     // Past the last page: the count still answers how many there are.
     const counted = await sql<{ n: string }>`
-      with q as (select (${tsquery}) as query)
-      select (select count(*) from transcriptions t, q where t.user_id = ${input.userId} and t.status <> 'deleted' and t.name_document @@ q.query)
-           + (select count(*) from transcription_search_segments s join transcriptions t on t.id = s.transcription_id, q
-              where s.user_id = ${input.userId} and s.document @@ q.query and t.status <> 'deleted') as n`.execute(db);
+      select (select count(*) from (select 1 from transcriptions t where t.user_id = ${input.userId} and t.status <> 'deleted' and t.name_document @@ (${tsquery}) limit ${MAX_COUNTED}) a)
+           + (select count(*) from (select 1 from transcription_search_segments s join transcriptions t on t.id = s.transcription_id
+              where s.user_id = ${input.userId} and s.document @@ (${tsquery}) and t.status <> 'deleted' limit ${MAX_COUNTED}) b) as n`.execute(db);
     total = Number(counted.rows[0]?.n ?? 0);
   }
   return {
     total,
+    // Either kind may have reached its cap; then there are more than total.
+    capped: total >= MAX_COUNTED,
     hits: rows.map((r) => ({
       transcriptionId: r.transcription_id,
       displayName: r.display_name,

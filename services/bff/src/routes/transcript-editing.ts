@@ -44,11 +44,11 @@ const revisionWithResult = z.object({ revision: revisionSchema, result: resultSc
 
 const saveSchema = z
   .object({
-    base_revision: z.number().int().positive().optional().describe("The revision the edit started from (or send If-Match)"),
+    base_revision: z.number().int().positive().max(2_147_483_647).optional().describe("The revision the edit started from (or send If-Match)"),
     segments: z
       .array(
         z.object({
-          id: z.number().int().min(0).optional().describe("A segment of the base revision; omit for a new segment (a split)"),
+          id: z.number().int().min(0).max(2_147_483_647).optional().describe("A segment of the base revision; omit for a new segment (a split)"),
           text: z.string().max(100_000).describe("At most 5,000 characters (the service refuses longer); empty removes the segment"),
           speaker: z.string().max(1_000).optional().describe('A speaker label such as "S1"; "" clears it; omitted keeps it'),
         }),
@@ -70,7 +70,13 @@ const searchHitSchema = z.object({
   end: z.number(),
   snippet: z.string().describe("HTML: the text escaped, matches in <mark>…</mark>"),
 });
-const searchSchema = z.object({ hits: z.array(searchHitSchema), total_count: z.number().int().nonnegative() }).meta({ id: "TranscriptSearch" });
+const searchSchema = z
+  .object({
+    hits: z.array(searchHitSchema),
+    total_count: z.number().int().nonnegative().describe("Counts at most 1,000 segment hits and 1,000 name hits"),
+    total_capped: z.boolean().describe("There are more hits than total_count (search with more words to narrow it)"),
+  })
+  .meta({ id: "TranscriptSearch" });
 
 function toRevisionBody(r: Revision): z.infer<typeof revisionSchema> {
   return {
@@ -104,6 +110,7 @@ function baseRevisionOf(request: FastifyRequest, fromBody: number | undefined): 
     const match = /^(?:W\/)?"rev-(\d{1,10})"$/.exec(header.trim());
     if (!match) throw new AppError("invalid_argument", 'If-Match must be a revision ETag such as "rev-3"', { field: "If-Match" });
     fromHeader = Number(match[1]);
+    if (fromHeader < 1 || fromHeader > 2_147_483_647) throw new AppError("invalid_argument", "If-Match names no revision", { field: "If-Match" });
   }
   if (fromHeader !== undefined && fromBody !== undefined && fromHeader !== fromBody) {
     throw new AppError("invalid_argument", "If-Match and base_revision name different revisions", { field: "base_revision" });
@@ -228,6 +235,7 @@ export const transcriptEditingRoutes: FastifyPluginAsyncZod<{ client: Client<typ
       const answer = await client.searchTranscripts({ userId: signedInUserId(request), query: q, limit, offset });
       return {
         total_count: answer.totalCount,
+        total_capped: answer.totalCapped,
         hits: answer.hits.map((h) => ({
           transcription_id: h.transcriptionId,
           display_name: h.displayName,

@@ -355,7 +355,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
     async searchTranscripts(request) {
       const userId = requireUser(request.userId);
       if (request.limit < 0 || request.offset < 0) throw new AppError("invalid_argument", "limit and offset must not be negative");
-      const { hits, total } = await searchTranscripts(db, {
+      const { hits, total, capped } = await searchTranscripts(db, {
         userId,
         query: request.query,
         limit: request.limit === 0 ? 20 : Math.min(request.limit, 100),
@@ -363,6 +363,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       });
       return {
         totalCount: total,
+        totalCapped: capped,
         hits: hits.map((h) => ({
           transcriptionId: h.transcriptionId,
           displayName: h.displayName,
