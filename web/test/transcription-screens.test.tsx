@@ -219,7 +219,7 @@ describe("transcriptions table", () => {
   it("searches by name with q", async () => {
     const { network } = withRows();
     await screen.findByRole("link", { name: "Team meeting" });
-    fireEvent.change(screen.getByRole("searchbox", { name: "Search by name" }), { target: { value: "lect" } });
+    fireEvent.change(screen.getByRole("searchbox", { name: "Search names and words" }), { target: { value: "lect" } });
     await waitFor(() => expect(network.calls.some((call) => call.includes("q=lect"))).toBe(true));
   });
 });

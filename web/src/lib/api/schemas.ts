@@ -197,6 +197,8 @@ export const segmentSchema = z.object({
   start: z.number(),
   end: z.number(),
   text: z.string(),
+  /** A diarization label such as "S1", when known. */
+  speaker: z.string().optional(),
   words: z.array(wordSchema).optional(),
 });
 export type Segment = z.infer<typeof segmentSchema>;
@@ -212,7 +214,15 @@ export const transcriptionDetailSchema = z.object({
     .optional(),
   audioFile: z.object({ fileId: z.string().optional(), fileName: z.string(), contentType: z.string().optional() }),
   result: z
-    .object({ id: z.string(), text: z.string(), language: z.string(), duration: z.number(), segments: z.array(segmentSchema) })
+    .object({
+      id: z.string(),
+      text: z.string(),
+      language: z.string(),
+      duration: z.number(),
+      /** The revision shown (1: the engine's result); what an edit is based on. */
+      revision: z.number().default(1),
+      segments: z.array(segmentSchema),
+    })
     .nullable(),
   createdAt: isoDate,
   updatedAt: isoDate,
