@@ -84,6 +84,10 @@ describe("transcript editor API through the BFF", () => {
     const disagree = await api(alice, "PUT", `/api/v1/transcriptions/${id}/result`, { base_revision: 2, segments: edits }, { "if-match": '"rev-1"' });
     expect(disagree.status).toBe(400);
     expect((await api(alice, "PUT", `/api/v1/transcriptions/${id}/result`, { segments: edits })).status).toBe(400);
+    // Past int32 (found by the fuzzer): a 400, not a 500 from the protobuf encoder.
+    expect((await api(alice, "PUT", `/api/v1/transcriptions/${id}/result`, { base_revision: 4092583915323780, segments: [] })).status).toBe(400);
+    expect((await api(alice, "PUT", `/api/v1/transcriptions/${id}/result`, { segments: [] }, { "if-match": '"rev-9999999999"' })).status).toBe(400);
+    expect((await api(alice, "GET", `/api/v1/transcriptions/${id}/revisions/99999999999`)).status).toBe(400);
     const unknown = await api(alice, "PUT", `/api/v1/transcriptions/${id}/result`, { base_revision: 2, segments: [{ id: 777, text: "x" }] });
     expect(unknown.status).toBe(400);
     expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe("Unknown segment id 777");
