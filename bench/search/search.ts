@@ -45,12 +45,15 @@ const { values: args } = parseArgs({
     transcripts: { type: "string" },
     queries: { type: "string" },
     saves: { type: "string" },
+    "saves-only": { type: "boolean" },
   },
   strict: false,
 });
 const TRANSCRIPTS = Number(args.transcripts ?? (smoke ? 50 : 10_000));
 const QUERIES = Number(args.queries ?? (smoke ? 10 : 300));
 const SAVES = Number(args.saves ?? (smoke ? 5 : 50));
+/** Only the save half, on a database without the search corpus (results: search-save.json). */
+const SAVES_ONLY = args["saves-only"] === true;
 const SEGMENTS_PER_HOUR = 360;
 const WORDS_PER_SEGMENT = 25;
 const VOCABULARY = 20_000;
@@ -62,8 +65,29 @@ function summary(times: number[]) {
   return { n: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1)!) };
 }
 
+async function measureSaves(db: Kysely<TranscriptionDB>, client: ReturnType<typeof createServiceClient<typeof TranscriptionService>>) {
+  const editor = "bench-editor";
+  const id = await completedTranscriptionIn(db, editor, { segments: smoke ? 60 : 1500, words: smoke ? 800 : 20_000, seconds: smoke ? 300 : 7200 });
+  const saveTimes: number[] = [];
+  let base = (await client.getTranscription({ userId: editor, id })).transcription!.result!;
+  for (let i = 0; i < SAVES; i++) {
+    const edits = base.segments.map((s) => ({ id: s.id, text: s.text }));
+    const target = (i * 37) % edits.length;
+    const words = edits[target]!.text.split(" ");
+    words[(i * 7) % words.length] = `corrected${i}`;
+    edits[target]!.text = words.join(" ");
+    const started = performance.now();
+    const saved = await client.saveTranscript({ userId: editor, id, baseRevision: base.revision, segments: edits });
+    saveTimes.push(performance.now() - started);
+    base = saved.result!;
+  }
+  const saveSummary = summary(saveTimes);
+  console.log(`save (2-hour transcript, one word) ${JSON.stringify(saveSummary)} (target p95 < 200 ms)`);
+  return { targetP95Ms: 200, segments: base.segments.length, words: base.segments.reduce((n, s) => n + s.words.length, 0), ...saveSummary };
+}
+
 async function main() {
-  const recording = startRecording("search", smoke);
+  const recording = startRecording(SAVES_ONLY ? "search-save" : "search", smoke);
   const work = await mkdtemp(path.join(os.tmpdir(), "search-bench-"));
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(work, "pg"), port: await freePort(), persistent: false });
   const pool = new pg.Pool({ connectionString: postgres.urlFor("transcription"), max: 4 });
@@ -90,6 +114,12 @@ async function main() {
         ),
     });
     const client = createServiceClient(TranscriptionService, server.url, { timeoutMs: 60_000 });
+
+    if (SAVES_ONLY) {
+      const save = await measureSaves(db, client);
+      await recording.finish({ save });
+      return;
+    }
 
     // ---- generate ------------------------------------------------------------------
     const owner = "bench-user";
@@ -166,24 +196,7 @@ async function main() {
     const searchSummary = summary(all);
     console.log(`search all ${JSON.stringify(searchSummary)} (target p95 < 50 ms)`);
 
-    // ---- saves -------------------------------------------------------------------------
-    const editor = "bench-editor";
-    const id = await completedTranscriptionIn(db, editor, { segments: smoke ? 60 : 1500, words: smoke ? 800 : 20_000, seconds: smoke ? 300 : 7200 });
-    const saveTimes: number[] = [];
-    let base = (await client.getTranscription({ userId: editor, id })).transcription!.result!;
-    for (let i = 0; i < SAVES; i++) {
-      const edits = base.segments.map((s) => ({ id: s.id, text: s.text }));
-      const target = (i * 37) % edits.length;
-      const words = edits[target]!.text.split(" ");
-      words[(i * 7) % words.length] = `corrected${i}`;
-      edits[target]!.text = words.join(" ");
-      const started = performance.now();
-      const saved = await client.saveTranscript({ userId: editor, id, baseRevision: base.revision, segments: edits });
-      saveTimes.push(performance.now() - started);
-      base = saved.result!;
-    }
-    const saveSummary = summary(saveTimes);
-    console.log(`save (2-hour transcript, one word) ${JSON.stringify(saveSummary)} (target p95 < 200 ms)`);
+    const save = await measureSaves(db, client);
 
     await recording.finish({
       corpus: {
@@ -201,7 +214,7 @@ async function main() {
         all: searchSummary,
         groups: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { ...summary(v.times), medianTotalCount: [...v.hits].sort((a, b) => a - b)[Math.floor(v.hits.length / 2)] }])),
       },
-      save: { targetP95Ms: 200, segments: base.segments.length, words: base.segments.reduce((n, s) => n + s.words.length, 0), ...saveSummary },
+      save,
     });
   } finally {
     await server?.close();

@@ -181,7 +181,8 @@ try {
   // Two tabs on revision 3: the first saves, the second gets the conflict and keeps its text.
   const second = await context.newPage();
   second.on("pageerror", (error) => pageErrors.push(error.message));
-  await second.goto(`${baseUrl}/transcript/${id}`);
+  // Same origin as the first tab (the sign-in may have landed on another host name for the same server).
+  await second.goto(`${new URL(page.url()).origin}/transcript/${id}`);
   const items2 = second.locator("ol.segments > li");
   await items2.first().waitFor({ timeout: TIMEOUT_MS });
   // The second tab starts typing on revision 3 before the first one saves.
@@ -195,7 +196,8 @@ try {
   const dialog = second.getByRole("dialog", { name: "This transcript changed in the meantime" });
   check("the second tab's save gets the conflict dialog", await visible(dialog, TIMEOUT_MS));
   await shot("conflict", second);
-  const kept = await second.getByRole("textbox", { name: "Segment 1 text" }).inputValue().catch(() => "");
+  // The modal hides the page from the accessibility tree, so the field is found by its element.
+  const kept = await second.locator('textarea[aria-label="Segment 1 text"]').inputValue().catch(() => "");
   check("and its typed text is still on screen", kept.endsWith("beta"), kept);
   await dialog.getByRole("button", { name: "Overwrite with mine" }).click();
   check("overwriting saves it as revision 5", await visible(second.getByText("Saved as revision 5"), TIMEOUT_MS));
