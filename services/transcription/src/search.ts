@@ -52,11 +52,16 @@ export async function searchTranscripts(
     .where("status", "<>", "deleted")
     .where("search_config", "is not", null)
     .execute();
-  const names = new Set(["transcript_simple", ...configs.map((c) => c.search_config!)]);
-  const tsquery = sql.join(
-    [...names].map((name) => sql`websearch_to_tsquery(${name}::regconfig, ${query})`),
-    sql` || `,
-  );
+  // Segments: the query under each configuration the caller's transcripts use; names are
+  // indexed with the simple one.
+  const segmentConfigs = [...new Set(configs.map((c) => c.search_config!))];
+  const tsquery = segmentConfigs.length
+    ? sql.join(
+        segmentConfigs.map((name) => sql`websearch_to_tsquery(${name}::regconfig, ${query})`),
+        sql` || `,
+      )
+    : sql`''::tsquery`;
+  const nameQuery = sql`websearch_to_tsquery('transcript_simple'::regconfig, ${query})`;
   // At most MAX_COUNTED matches are ranked and counted: a word said in a quarter of a
   // library's segments would otherwise cost a scan of all of them on every keystroke.
   const { rows } = await sql<{
@@ -73,7 +78,7 @@ export async function searchTranscripts(
              t.display_name as text, 'transcript_simple'::regconfig as config, 2::real as kind_rank, 0::real as rank,
              t.display_name, t.created_at
       from transcriptions t
-      where t.user_id = ${input.userId} and t.status <> 'deleted' and t.name_document @@ (${tsquery})
+      where t.user_id = ${input.userId} and t.status <> 'deleted' and t.name_document @@ ${nameQuery}
       limit ${MAX_COUNTED}
     ),
     spoken as (
@@ -91,7 +96,7 @@ export async function searchTranscripts(
       limit ${input.limit} offset ${input.offset}
     )
     select page.transcription_id, page.display_name, page.segment_id, page.start_seconds, page.end_seconds, page.total,
-           ts_headline(page.config, translate(page.text, ${START + STOP}, ''), (${tsquery}),
+           ts_headline(page.config, translate(page.text, ${START + STOP}, ''), case when page.segment_id is null then ${nameQuery} else (${tsquery}) end,
              ${`StartSel=${START}, StopSel=${STOP}, MaxWords=24, MinWords=10, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`}) as snippet
     from page
     order by page.kind_rank desc, page.rank desc, page.created_at desc, page.transcription_id, page.start_seconds`.execute(db);
@@ -99,7 +104,7 @@ export async function searchTranscripts(
   if (rows.length === 0 && input.offset > 0) {
     // Past the last page: the count still answers how many there are.
     const counted = await sql<{ n: string }>`
-      select (select count(*) from (select 1 from transcriptions t where t.user_id = ${input.userId} and t.status <> 'deleted' and t.name_document @@ (${tsquery}) limit ${MAX_COUNTED}) a)
+      select (select count(*) from (select 1 from transcriptions t where t.user_id = ${input.userId} and t.status <> 'deleted' and t.name_document @@ ${nameQuery} limit ${MAX_COUNTED}) a)
            + (select count(*) from (select 1 from transcription_search_segments s join transcriptions t on t.id = s.transcription_id
               where s.user_id = ${input.userId} and s.document @@ (${tsquery}) and t.status <> 'deleted' limit ${MAX_COUNTED}) b) as n`.execute(db);
     total = Number(counted.rows[0]?.n ?? 0);
