@@ -64,11 +64,13 @@ export async function insertRevision(
       base_number: revision.baseNumber,
       restored_from: revision.restoredFrom,
       changes: json(revision.changes),
-      segments: revision.segments ? json(revision.segments) : null,
+      segments: revision.segments ? sql<EditableSegment[]>`${JSON.stringify(revision.segments)}::json` : null,
       next_segment_id: revision.nextSegmentId,
     })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    // Not the segments: the caller has them, and they are the bulk of the row.
+    .returning(["transcription_id", "number", "result_id", "kind", "author_id", "base_number", "restored_from", "changes", "next_segment_id", "created_at"])
+    .executeTakeFirstOrThrow()
+    .then((row) => ({ ...row, segments: revision.segments }));
   await trx
     .updateTable("transcriptions")
     .set({ revision: revision.number, updated_at: sql`now()`, search_config: sql`(select transcript_search_config(language) from transcription_results where id = ${revision.resultId})` })
