@@ -49,7 +49,7 @@ export function render(current: string | undefined): string {
     uploadSection(load("upload")),
     exportsSection(load("exports")),
     startupSection(load("startup")),
-    searchSection(load("search")),
+    searchSection(load("search"), load("search-save")),
   ];
   const summary = sections.flatMap((s) => s.summary);
   return `# Benchmarks
