@@ -24,6 +24,7 @@ export const benchmarks = {
   api: "bench/api/api.ts",
   upload: "bench/upload/upload.ts",
   exports: "bench/exports/exports.ts",
+  search: "bench/search/search.ts",
 } as const;
 type Name = keyof typeof benchmarks;
 

@@ -21,6 +21,7 @@ import {
   uploadSection,
   type Section,
 } from "./sections.js";
+import { searchSection } from "./search-section.js";
 import { studiesSection } from "./studies.js";
 
 export const docPath = path.join(repoRoot, "docs", "benchmarks.md");
@@ -57,6 +58,7 @@ export function render(current: string | undefined): string {
     uploadSection(load("upload")),
     exportsSection(load("exports")),
     startupSection(load("startup")),
+    searchSection(load("search"), load("search-save")),
   ];
   const summary = sections.flatMap((s) => s.summary);
   return `# Benchmarks

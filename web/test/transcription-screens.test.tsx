@@ -166,7 +166,7 @@ describe("start form", () => {
     await waitFor(() => expect(onStarted).toHaveBeenCalledWith("t9"));
     expect(bodyOf(network, "POST", "/api/v1/transcriptions")).toEqual({
       file_id: "f1",
-      settings: { model: "whisper-base", language: "en", translate_to_en: false },
+      settings: { model: "whisper-base", language: "en", translate_to_en: false, timestamp_granularities: ["segment", "word"] },
     });
   });
 });
@@ -248,7 +248,7 @@ describe("transcriptions table", () => {
   it("searches by name with q", async () => {
     const { network } = withRows();
     await screen.findByRole("link", { name: "Team meeting" });
-    fireEvent.change(screen.getByRole("searchbox", { name: "Search by name" }), { target: { value: "lect" } });
+    fireEvent.change(screen.getByRole("searchbox", { name: "Search names and words" }), { target: { value: "lect" } });
     await waitFor(() => expect(network.calls.some((call) => call.includes("q=lect"))).toBe(true));
   });
 });
@@ -371,7 +371,7 @@ describe("transcript page", () => {
 
     await waitFor(() => expect(network.calls).toContain("POST /api/v1/transcriptions/t1/retry"));
     expect(bodyOf(network, "POST", "/api/v1/transcriptions/t1/retry")).toEqual({
-      settings: { model: "whisper-small", language: "de", translate_to_en: true },
+      settings: { model: "whisper-small", language: "de", translate_to_en: true, timestamp_granularities: ["segment", "word"] },
     });
     // The form closes, the page shows the running status and polls until the new result arrives.
     expect(await screen.findByText(/this page updates by itself/)).toBeInTheDocument();

@@ -150,6 +150,14 @@ describe("embedded mode: npm start", () => {
     runBrowserScript(stack!, "web/e2e/speakers.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 600_000);
   }, 660_000);
 
+  it("edits a transcript in the browser: correct, split, save, reload, play, export, history, restore, two tabs (editor.mjs)", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    // editor.mjs (issue 19): the corrected word keeps the misrecognised word's time, plays and
+    // highlights, srt/vtt have it inside the original segment's span, revisions and restore,
+    // and a second tab's stale save gets the conflict dialog with its text kept.
+    runBrowserScript(stack!, "web/e2e/editor.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
+  }, 900_000);
+
   it("refuses a free user at the limit and accepts the same upload once a signed webhook makes them premium", async (context) => {
     if (!browserAvailable() || !stripeMockUp) return context.skip();
     // billing.mjs (issue 8): plan card, checkout redirect, the trial-limit refusal in the

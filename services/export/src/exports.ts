@@ -19,6 +19,8 @@ export interface CreateExportInput {
   /** Anything else than the six formats is refused. */
   format: string;
   includeTimestamps: boolean;
+  /** A revision of the transcript; undefined is the current one. */
+  revision?: number | undefined;
 }
 
 export interface CreatedExport {
@@ -36,7 +38,7 @@ export interface ExportManagerOptions {
   fonts: FontSet;
   logger: Logger;
   /** Reads the user's transcript, refusing what cannot be exported (see transcripts.ts). */
-  loadTranscript(userId: string, transcriptionId: string): Promise<Transcript>;
+  loadTranscript(userId: string, transcriptionId: string, revision?: number): Promise<Transcript>;
   urlTtlSeconds: number;
   now?: () => Date;
 }
@@ -83,7 +85,10 @@ export class ExportManager {
       });
     }
     const format = input.format;
-    const transcript = await this.#options.loadTranscript(input.userId, input.transcriptionId);
+    if (input.revision !== undefined && (!Number.isInteger(input.revision) || input.revision < 1)) {
+      throw new AppError("invalid_argument", "revision must be a positive whole number", { field: "revision" });
+    }
+    const transcript = await this.#options.loadTranscript(input.userId, input.transcriptionId, input.revision);
 
     const started = performance.now();
     const rendered = await renderExport(transcript, format, { includeTimestamps: input.includeTimestamps }, { fonts: this.#options.fonts });
@@ -108,6 +113,8 @@ export class ExportManager {
         content_type: rendered.contentType,
         size_bytes: rendered.data.length,
         expires_at: new Date(now.getTime() + (this.#options.urlTtlSeconds + EXPIRY_GRACE_SECONDS) * 1000),
+        revision: transcript.revision ?? null,
+        pinned: input.revision !== undefined,
       })
       .execute();
     try {
@@ -153,6 +160,23 @@ export class ExportManager {
         : `${keySegment(target.userId)}/`;
       await storage.deleteObjects(prefix);
     }
+    return rows.length;
+  }
+
+  /**
+   * TranscriptEdited: files rendered from "the current revision" before this edit are
+   * stale, so they go (rows and files); files of a revision asked for by number stay.
+   */
+  async removeStale(trx: Transaction<ExportDatabase>, target: { userId: string; transcriptionId: string; revision: number }): Promise<number> {
+    const rows = await trx
+      .deleteFrom("exports")
+      .where("transcription_id", "=", target.transcriptionId)
+      .where("user_id", "=", target.userId)
+      .where("pinned", "=", false)
+      .where((eb) => eb.or([eb("revision", "is", null), eb("revision", "<>", target.revision)]))
+      .returning("object_key")
+      .execute();
+    for (const row of rows) await this.#options.storage.deleteObject(row.object_key);
     return rows.length;
   }
 

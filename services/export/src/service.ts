@@ -62,7 +62,7 @@ export async function buildExportService(deps: ExportServiceDependencies): Promi
     storage,
     fonts,
     logger,
-    loadTranscript: (userId, transcriptionId) => fetchExportableTranscript(client, userId, transcriptionId),
+    loadTranscript: (userId, transcriptionId, revision) => fetchExportableTranscript(client, userId, transcriptionId, revision),
     urlTtlSeconds: config.EXPORT_URL_TTL_SECONDS,
     ...(deps.now ? { now: () => new Date(deps.now!()) } : {}),
   });

@@ -19,13 +19,15 @@ export async function fetchExportableTranscript(
   client: TranscriptionClient,
   userId: string,
   transcriptionId: string,
+  revision?: number,
 ): Promise<Transcript> {
   let transcription: Transcription | undefined;
   try {
-    ({ transcription } = await client.getTranscription({ userId, id: transcriptionId }));
+    ({ transcription } = await client.getTranscription({ userId, id: transcriptionId, ...(revision !== undefined ? { revision } : {}) }));
   } catch (error) {
     const appError = fromConnectError(error);
-    if (appError.code === "not_found") throw transcriptionNotFound();
+    // A revision the transcript does not have keeps its own message ("Revision 7 not found").
+    if (appError.code === "not_found") throw appError.detail?.field === "revision" ? appError : transcriptionNotFound();
     throw appError;
   }
   if (!transcription || transcription.status === TranscriptionStatus.DELETED) throw transcriptionNotFound();
@@ -94,6 +96,7 @@ export function toTranscript(transcription: Transcription): Transcript {
     ...(model ? { model } : {}),
     ...(transcription.createdAt ? { createdAt: timestampDate(transcription.createdAt) } : {}),
     duration: result.duration || (segments.at(-1)?.end ?? 0),
+    ...(result.revision ? { revision: result.revision } : {}),
     text: result.text,
     segments,
     speakers: result.speakers.map((s) => ({ id: s.id, name: s.name })),

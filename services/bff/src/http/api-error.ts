@@ -61,6 +61,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       if (appError.detail?.reason === "trial_limit_exceeded") {
         return sendApiError(reply, 402, "trial_limit_exceeded", appError.message, appError.detail);
       }
+      // A save based on an older revision (transcript editor): the client offers reload or overwrite.
+      if (appError.detail?.reason === "revision_conflict") {
+        return sendApiError(reply, 409, "revision_conflict", appError.message, appError.detail);
+      }
       // An internal error's text is never for users: the services send a fixed one, and one
       // raised in this process (a request that cannot be encoded) would name internals.
       if (appError.code === "internal") return sendApiError(reply, 500, "internal", "Internal error");

@@ -22,6 +22,7 @@ export const exportRequestSchema = z
   .object({
     format: z.enum(formatNames).describe("txt, docx, pdf, srt (spec), vtt or json"),
     include_timestamps: z.boolean().default(false).describe("txt, docx, pdf: prefix each segment with its start time"),
+    revision: z.number().int().positive().max(2_147_483_647).optional().describe("A revision (GET …/revisions); omitted is the current one"),
   })
   .meta({ id: "ExportRequest", description: "The format of the exported transcript" });
 
@@ -56,6 +57,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof ExportS
         transcriptionId: request.params.id,
         format: formats[format],
         includeTimestamps: request.body.include_timestamps,
+        ...(request.body.revision !== undefined ? { revision: request.body.revision } : {}),
       });
       return {
         download_url: result.downloadUrl,

@@ -10,6 +10,7 @@ import {
   TranscriptionStatus,
   type Transcription,
   type TranscriptionListItem,
+  type TranscriptionResult,
   type TranscriptionService,
 } from "@transcribe/proto/transcription/v1/transcription";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -112,7 +113,7 @@ const wordSchema = z
   })
   .meta({ id: "Word", description: "A word with its timing" });
 const segmentSchema = z.object({
-  id: z.number().int(),
+  id: z.number().int().describe("Stable within the transcript: the engine's position; segments added by an edit get new ids"),
   start: z.number(),
   end: z.number(),
   text: z.string(),
@@ -120,6 +121,50 @@ const segmentSchema = z.object({
   speaker: z.string().optional().describe("Speaker id (S1, S2…); its name is in result.speakers"),
 }).meta({ id: "Segment", description: "A timed stretch of the transcript" });
 export const speakerSchema = z.object({ id: z.string(), name: z.string() }).meta({ id: "Speaker", description: "A speaker of the transcript and the name people gave it" });
+
+export const resultSchema = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    language: z.string(),
+    duration: z.number(),
+    revision: z.number().int().describe('The revision these segments are; its ETag is "rev-<revision>" (PUT …/result If-Match)'),
+    segments: z.array(segmentSchema),
+    speakers: z.array(speakerSchema).describe("In order of first appearance; empty without speakers"),
+    speakers_note: z.string().optional().describe("Why no speakers were identified although they were asked for"),
+  })
+  .meta({ id: "TranscriptionResult", description: "A transcript: its text, timed segments (words when asked for) and speakers" });
+
+/** A result as the contract shows it; words only come when the service sent them (WORD granularity). */
+export function toResultBody(r: TranscriptionResult, withWords = true): z.infer<typeof resultSchema> {
+  return {
+    id: r.id,
+    text: r.text,
+    language: r.language,
+    duration: r.duration,
+    revision: r.revision,
+    segments: r.segments.map((s) => ({
+      id: s.id,
+      start: s.start,
+      end: s.end,
+      text: s.text,
+      ...(s.speaker ? { speaker: s.speaker } : {}),
+      ...(withWords
+        ? {
+            words: s.words.map((w) => ({
+              word: w.word,
+              start: w.start,
+              end: w.end,
+              ...(w.probability !== undefined ? { probability: w.probability } : {}),
+              ...(w.speaker ? { speaker: w.speaker } : {}),
+            })),
+          }
+        : {}),
+    })),
+    speakers: r.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
+    ...(r.speakersNote ? { speakers_note: r.speakersNote } : {}),
+  };
+}
 
 export const detailSchema = z
   .object({
@@ -138,17 +183,7 @@ export const detailSchema = z
       })
       .optional(),
     audio_file: z.object({ file_id: z.string(), file_name: z.string(), content_type: z.string().optional() }),
-    result: z
-      .object({
-        id: z.string(),
-        text: z.string(),
-        language: z.string(),
-        duration: z.number(),
-        segments: z.array(segmentSchema),
-        speakers: z.array(speakerSchema).describe("In order of first appearance; empty without speakers"),
-        speakers_note: z.string().optional().describe("Why no speakers were identified although they were asked for"),
-      })
-      .nullable(),
+    result: resultSchema.nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -255,34 +290,7 @@ function toDetail(t: Transcription): z.infer<typeof detailSchema> {
       file_name: t.audioFile?.fileName ?? "",
       ...(t.audioFile?.contentType ? { content_type: t.audioFile.contentType } : {}),
     },
-    result: t.result
-      ? {
-          id: t.result.id,
-          text: t.result.text,
-          language: t.result.language,
-          duration: t.result.duration,
-          segments: t.result.segments.map((s) => ({
-            id: s.id,
-            start: s.start,
-            end: s.end,
-            text: s.text,
-            ...(withWords
-              ? {
-                  words: s.words.map((w) => ({
-                    word: w.word,
-                    start: w.start,
-                    end: w.end,
-                    ...(w.probability !== undefined ? { probability: w.probability } : {}),
-                    ...(w.speaker ? { speaker: w.speaker } : {}),
-                  })),
-                }
-              : {}),
-            ...(s.speaker ? { speaker: s.speaker } : {}),
-          })),
-          speakers: t.result.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
-          ...(t.result.speakersNote ? { speakers_note: t.result.speakersNote } : {}),
-        }
-      : null,
+    result: t.result ? toResultBody(t.result, withWords) : null,
     created_at: iso(t.createdAt),
     updated_at: iso(t.updatedAt),
   };

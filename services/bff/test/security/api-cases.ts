@@ -135,6 +135,21 @@ export const apiCases: Record<string, ApiCase> = {
     const mine = await ctx.call(ctx.b, "POST", `/api/v1/transcriptions/${ctx.ids.bTranscription}/export`, { format: "txt" });
     expect(mine.status, `B exports: ${mine.text.slice(0, 200)}`).toBe(ctx.ids.bCompleted ? 200 : 409);
   }),
+  "PUT /api/v1/transcriptions/:id/result": byId("PUT", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/result`, { base_revision: 1, segments: [{ id: 0, text: "written by A" }] }, bStillHasTranscription),
+  "GET /api/v1/transcriptions/:id/revisions": byId("GET", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/revisions`),
+  "GET /api/v1/transcriptions/:id/revisions/:rev": byId("GET", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/revisions/1`),
+  "POST /api/v1/transcriptions/:id/revisions/:rev/restore": byId("POST", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/revisions/1/restore`, undefined, bStillHasTranscription),
+  "GET /api/v1/search": {
+    ...own("GET", "/api/v1/search?q=the"),
+    async attack(ctx) {
+      // A searches for B's transcript by its name and by its id: nothing of B's comes back.
+      for (const q of ["speech", ctx.ids.bTranscription, ctx.b.id]) {
+        const answer = await ctx.call(ctx.a, "GET", `/api/v1/search?q=${encodeURIComponent(q)}&${smuggledQuery(ctx)}`);
+        expect(answer.status, `search ${q}: ${answer.text.slice(0, 200)}`).toBe(200);
+        expectNothingOf(ctx, answer.body, `search ${q}`);
+      }
+    },
+  },
   "POST /api/v1/billing/checkout": own("POST", "/api/v1/billing/checkout"),
   "POST /api/v1/billing/portal": own("POST", "/api/v1/billing/portal"),
   "GET /api/v1/billing/subscription": own("GET", "/api/v1/billing/subscription"),

@@ -25,4 +25,13 @@ export const migrations: Migrations = {
       await sql`create index exports_expires_at on exports (expires_at)`.execute(db);
     },
   },
+  "0002_export_revisions": {
+    async up(db) {
+      // The transcript revision a file was rendered from (issue 19). pinned: the user
+      // asked for that revision; otherwise it was "the current one", which a later edit
+      // (TranscriptEdited) makes stale.
+      await sql`alter table exports add column revision integer`.execute(db);
+      await sql`alter table exports add column pinned boolean not null default false`.execute(db);
+    },
+  },
 };

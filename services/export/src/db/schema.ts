@@ -11,6 +11,8 @@ export interface ExportsTable {
   size_bytes: ColumnType<number, number | undefined, number>;
   created_at: Generated<Date>;
   expires_at: Date;
+  revision: ColumnType<number | null, number | null | undefined, number | null>;
+  pinned: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface ExportDatabase {

@@ -46,6 +46,8 @@ export interface Transcript {
   segments: TranscriptSegment[];
   /** Speakers by id with their current names; empty without speakers. */
   speakers?: Array<{ id: string; name: string }>;
+  /** The transcript revision rendered (1 is the engine's result); recorded with the export. */
+  revision?: number;
 }
 
 /** Options the text-like formats share (txt, docx, pdf). */

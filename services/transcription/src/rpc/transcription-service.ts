@@ -24,7 +24,6 @@ import {
   insertJob,
   json,
   listTranscriptions,
-  loadResult,
   type Db,
 } from "../db/repository.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
@@ -33,7 +32,10 @@ import { validateName, validateSettings, type JobSettings } from "../domain/sett
 import { validateSpeakerCounts, validateSpeakerName, type Speaker } from "../domain/speakers.js";
 import { canRetry } from "../domain/status.js";
 import { latestEngineState } from "../worker/engine-state.js";
-import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem } from "./mapping.js";
+import { listRevisions } from "../db/revisions.js";
+import { readRevision, restoreRevision, saveEdit, transcriptionNotFound } from "../editing.js";
+import { searchTranscripts } from "../search.js";
+import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toResult, toRevision, wantsWords } from "./mapping.js";
 
 export interface TranscriptionServiceDeps {
   db: Db;
@@ -202,8 +204,8 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const userId = requireUser(request.userId);
       const row = await findTranscription(db, userId, requireId(request.id));
       if (!row) throw notFound();
-      const result = row.result_id ? await loadResult(db, row.result_id) : undefined;
-      return { transcription: toDetail(row, result) };
+      const view = await readRevision(db, row, request.revision);
+      return { transcription: toDetail(row, view) };
     },
 
     async renameTranscription(request) {
@@ -260,6 +262,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
           .set({ status: "deleted", deleted_at: sql`now()`, updated_at: sql`now()` })
           .where("id", "=", id)
           .execute();
+        await trx.deleteFrom("transcription_search_segments").where("transcription_id", "=", id).execute();
         // A running job is abandoned: its worker's next heartbeat finds no live job and stops.
         await trx
           .updateTable("transcription_jobs")
@@ -391,6 +394,67 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
         });
       });
       return { jobId };
+    },
+
+    async saveTranscript(request) {
+      const userId = requireUser(request.userId);
+      const id = requireId(request.id);
+      const view = await saveEdit(db, {
+        userId,
+        id,
+        baseRevision: request.baseRevision,
+        edits: request.segments.map((s) => ({ ...(s.id !== undefined ? { id: s.id } : {}), text: s.text, ...(s.speaker !== undefined ? { speaker: s.speaker } : {}) })),
+      });
+      const row = (await findTranscription(db, userId, id))!;
+      return { revision: toRevision(view.revision), result: toResult(view, wantsWords(row)) };
+    },
+
+    async listRevisions(request) {
+      const userId = requireUser(request.userId);
+      const row = await findTranscription(db, userId, requireId(request.id));
+      if (!row) throw transcriptionNotFound();
+      const rows = await listRevisions(db, row.id);
+      return { revisions: rows.map(toRevision), currentRevision: row.revision };
+    },
+
+    async getRevision(request) {
+      const userId = requireUser(request.userId);
+      const row = await findTranscription(db, userId, requireId(request.id));
+      if (!row) throw transcriptionNotFound();
+      const view = await readRevision(db, row, request.revision);
+      if (!view) throw transcriptionNotFound();
+      return { revision: toRevision(view.revision), result: toResult(view, wantsWords(row)) };
+    },
+
+    async restoreRevision(request) {
+      const userId = requireUser(request.userId);
+      const id = requireId(request.id);
+      const view = await restoreRevision(db, { userId, id, revision: request.revision, baseRevision: request.baseRevision });
+      const row = (await findTranscription(db, userId, id))!;
+      return { revision: toRevision(view.revision), result: toResult(view, wantsWords(row)) };
+    },
+
+    async searchTranscripts(request) {
+      const userId = requireUser(request.userId);
+      if (request.limit < 0 || request.offset < 0) throw new AppError("invalid_argument", "limit and offset must not be negative");
+      const { hits, total, capped } = await searchTranscripts(db, {
+        userId,
+        query: request.query,
+        limit: request.limit === 0 ? 20 : Math.min(request.limit, 100),
+        offset: request.offset,
+      });
+      return {
+        totalCount: total,
+        totalCapped: capped,
+        hits: hits.map((h) => ({
+          transcriptionId: h.transcriptionId,
+          displayName: h.displayName,
+          ...(h.segmentId !== undefined ? { segmentId: h.segmentId } : {}),
+          start: h.start,
+          end: h.end,
+          snippet: h.snippet,
+        })),
+      };
     },
   };
 }

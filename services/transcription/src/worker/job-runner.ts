@@ -31,6 +31,7 @@ import {
   type Db,
   type LeasedJob,
 } from "../db/repository.js";
+import { startRevisions } from "../db/revisions.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { findModel } from "../domain/models.js";
 import { assignSpeakers, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
@@ -445,7 +446,10 @@ export class JobRunner {
       const moved = await advanceJob(trx, job.id, this.owner, "completed", { finished_at: sql`now()`, last_error: null });
       if (!moved) return false;
       await insertResult(trx, resultId, job.transcription_id, job.id, result);
-      await advanceTranscription(trx, job.transcription_id, job.id, "completed", { result_id: resultId, error: null });
+      const current = await advanceTranscription(trx, job.transcription_id, job.id, "completed", { result_id: resultId, error: null });
+      if (current) {
+        await startRevisions(trx, { transcriptionId: job.transcription_id, userId: job.user_id, resultId, language: result.language, segments: result.segments });
+      }
       await trx.deleteFrom("transcription_job_chunks").where("job_id", "=", job.id).execute();
       await enqueueEvents(trx, [
         job.kind === "diarize"

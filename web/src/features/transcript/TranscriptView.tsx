@@ -3,7 +3,7 @@
 // while playing, on every animation frame (timeupdate alone fires only ~4 times a second).
 import { useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button, Card, Spinner } from "../../components/ui";
 import { getTranscription, getTranscriptionAudioUrl, queryKeys, retryTranscription } from "../../lib/api/product";
@@ -14,6 +14,7 @@ import { RenameDialog } from "../transcriptions/RenameDialog";
 import { IN_PROGRESS_STATUSES, StatusBadge } from "../transcriptions/StatusBadge";
 import { languageLabel, StartTranscriptionForm } from "../transcriptions/StartTranscriptionForm";
 import { SpeakerPanel, SpeakerTag, SpeakerViewProvider, useSpeakerView } from "../speakers";
+import { TranscriptEditor, type PlayerControls } from "../editor/TranscriptEditor";
 import { activeIndex } from "./active-segment";
 import { ExportMenu } from "./ExportMenu";
 
@@ -27,7 +28,7 @@ export function transcriptionQueryOptions(id: string) {
   };
 }
 
-export function TranscriptView({ id }: { id: string }) {
+export function TranscriptView({ id, startAt }: { id: string; startAt?: number | undefined }) {
   const navigate = useNavigate();
   const detail = useQuery({
     ...transcriptionQueryOptions(id),
@@ -111,7 +112,7 @@ export function TranscriptView({ id }: { id: string }) {
         </Card>
       )}
 
-      {transcript.status !== "deleted" ? <Player transcript={transcript} /> : null}
+      {transcript.status !== "deleted" ? <Player transcript={transcript} startAt={startAt} /> : null}
 
       <RenameDialog
         id={id}
@@ -165,7 +166,7 @@ function Metadata({ transcript }: { transcript: TranscriptionDetail }) {
   );
 }
 
-function Player({ transcript }: { transcript: TranscriptionDetail }) {
+function Player({ transcript, startAt }: { transcript: TranscriptionDetail; startAt?: number | undefined }) {
   const audioUrl = useQuery({
     queryKey: queryKeys.audioUrl(transcript.id),
     queryFn: ({ signal }) => getTranscriptionAudioUrl(transcript.id, signal),
@@ -224,6 +225,39 @@ function Player({ transcript }: { transcript: TranscriptionDetail }) {
 
   const segments = transcript.result?.segments ?? [];
 
+  // /transcript/{id}?t=<seconds> (a search hit): start playing there once the audio is known.
+  useEffect(() => {
+    const audio = audioRef.current;
+    if (!audio || startAt === undefined || !audioUrl.data) return;
+    const go = () => {
+      seek(startAt);
+      // Browsers may refuse to start without a gesture; the position is set either way.
+      audio.play().catch(() => undefined);
+    };
+    if (audio.readyState >= 1) go();
+    else audio.addEventListener("loadedmetadata", go, { once: true });
+    return () => audio.removeEventListener("loadedmetadata", go);
+  }, [startAt, audioUrl.data, seek]);
+
+  const controls = useMemo<PlayerControls>(
+    () => ({
+      toggle() {
+        const audio = audioRef.current;
+        if (!audio) return;
+        if (audio.paused) audio.play().catch(() => undefined);
+        else audio.pause();
+      },
+      skip(seconds) {
+        const audio = audioRef.current;
+        if (audio) seek(Math.max(0, Math.min(audio.duration || Infinity, audio.currentTime + seconds)));
+      },
+      changeRate(step) {
+        setRate((current) => PLAYBACK_RATES[Math.max(0, Math.min(PLAYBACK_RATES.length - 1, PLAYBACK_RATES.indexOf(current as (typeof PLAYBACK_RATES)[number]) + step))]!);
+      },
+    }),
+    [seek],
+  );
+
   const copy = async () => {
     const text = transcript.result?.text ?? segments.map((s) => s.text.trim()).join("\n");
     try {
@@ -263,7 +297,11 @@ function Player({ transcript }: { transcript: TranscriptionDetail }) {
         </div>
       </Card>
 
-      {segments.length > 0 ? <Segments segments={segments} time={time} onSeek={seek} /> : null}
+      {transcript.status === "completed" && transcript.result && segments.length > 0 ? (
+        <TranscriptEditor transcript={transcript} time={time} onSeek={seek} player={controls} />
+      ) : segments.length > 0 ? (
+        <Segments segments={segments} time={time} onSeek={seek} />
+      ) : null}
     </>
   );
 }

@@ -5,6 +5,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useEffect, useId, useState } from "react";
 import { Button, Input, Label, Spinner } from "../../components/ui";
+import { SearchResults } from "../editor/SearchResults";
 import { listTranscriptions, queryKeys } from "../../lib/api/product";
 import type { TranscriptionListItem } from "../../lib/api/schemas";
 import { formatDate, formatDuration } from "../../lib/format";
@@ -56,11 +57,13 @@ export function TranscriptionsTable() {
         <h2 id="transcriptions-heading">Transcriptions</h2>
         <div className="search-field">
           <Label htmlFor={searchId} className="visually-hidden">
-            Search by name
+            Search names and words
           </Label>
-          <Input id={searchId} type="search" placeholder="Search by name" value={search} onChange={(event) => setSearch(event.target.value)} />
+          <Input id={searchId} type="search" placeholder="Search names and words" value={search} onChange={(event) => setSearch(event.target.value)} />
         </div>
       </div>
+
+      {q ? <SearchResults q={q} /> : null}
 
       {list.isPending ? (
         <Spinner label="Loading transcriptions…" />

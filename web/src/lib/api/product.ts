@@ -53,8 +53,12 @@ export interface StartTranscription {
   settings: { model: string; language: string; translateToEn: boolean; diarize?: boolean; minSpeakers?: number; maxSpeakers?: number };
 }
 
+// The transcript page plays along word by word and the editor keeps word timings, so the
+// app always asks for them (the API's default is segments only).
+const WITH_WORDS = { timestampGranularities: ["segment", "word"] } as const;
+
 export function startTranscription(request: StartTranscription) {
-  return api.request({ method: "POST", path: "/transcriptions", body: request, schema: startTranscriptionResponseSchema });
+  return api.request({ method: "POST", path: "/transcriptions", body: { ...request, settings: { ...request.settings, ...WITH_WORDS } }, schema: startTranscriptionResponseSchema });
 }
 
 /** POST /transcriptions/{id}/retry: runs the same file again with other settings (409 while a job runs). */
@@ -63,7 +67,7 @@ export function retryTranscription(id: string, settings: StartTranscription["set
     method: "POST",
     path: "/transcriptions/{id}/retry",
     params: { id },
-    body: { settings },
+    body: { settings: { ...settings, ...WITH_WORDS } },
     schema: z.object({ jobId: z.string() }),
   });
 }

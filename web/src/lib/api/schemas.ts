@@ -244,6 +244,8 @@ export const transcriptionDetailSchema = z.object({
       text: z.string(),
       language: z.string(),
       duration: z.number(),
+      /** The revision shown (1: the engine's result); what an edit is based on. */
+      revision: z.number().default(1),
       segments: z.array(segmentSchema),
       speakers: z.array(speakerSchema).default([]),
       speakersNote: z.string().optional(),

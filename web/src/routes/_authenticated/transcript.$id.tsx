@@ -1,9 +1,14 @@
 import { createFileRoute } from "@tanstack/react-router";
+import { z } from "zod";
 import { TranscriptErrorScreen } from "../../components/TranscriptErrorScreen";
 import { TranscriptView, transcriptionQueryOptions } from "../../features/transcript/TranscriptView";
 import { pageTitle } from "../../lib/site-config";
 
+// ?t=<seconds>: a search hit opens the transcript playing from there.
+const transcriptSearchSchema = z.object({ t: z.coerce.number().nonnegative().optional().catch(undefined) });
+
 export const Route = createFileRoute("/_authenticated/transcript/$id")({
+  validateSearch: transcriptSearchSchema,
   head: () => ({ meta: [{ title: pageTitle("Transcript") }] }),
   // Loaded before the page renders so a missing or foreign transcript (404) lands on the
   // route's own error screen; the page then keeps it fresh (polling while it runs).
@@ -16,9 +21,10 @@ export const Route = createFileRoute("/_authenticated/transcript/$id")({
 
 function TranscriptPage() {
   const { id } = Route.useParams();
+  const { t } = Route.useSearch();
   return (
     <div className="container">
-      <TranscriptView id={id} />
+      <TranscriptView id={id} startAt={t} />
     </div>
   );
 }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transcribe/transcription/v1/transcription.proto.
  */
 export const file_transcribe_transcription_v1_transcription: GenFile = /*@__PURE__*/
-  fileDesc("Ci90cmFuc2NyaWJlL3RyYW5zY3JpcHRpb24vdjEvdHJhbnNjcmlwdGlvbi5wcm90bxIbdHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxItwBCgVNb2RlbBIKCgJpZBgBIAEoCRI3Cghwcm92aWRlchgCIAEoDjIlLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5Qcm92aWRlchIMCgRuYW1lGAMgASgJEhEKCWxhbmd1YWdlcxgEIAMoCRITCgt0cmFuc2xhdGlvbhgFIAEoCBIRCglhdmFpbGFibGUYBiABKAgSEwoGcmVhc29uGAcgASgJSACIAQESEgoKaXNfZGVmYXVsdBgIIAEoCBIRCglwcmVwYXJpbmcYCSABKAhCCQoHX3JlYXNvbiLGAwoIU2V0dGluZ3MSNwoIcHJvdmlkZXIYASABKA4yJS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUHJvdmlkZXISDQoFbW9kZWwYAiABKAkSRAoPcmVzcG9uc2VfZm9ybWF0GAMgASgOMisudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlc3BvbnNlRm9ybWF0ElIKF3RpbWVzdGFtcF9ncmFudWxhcml0aWVzGAQgAygOMjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRpbWVzdGFtcEdyYW51bGFyaXR5EhMKC3RlbXBlcmF0dXJlGAUgASgBEhAKCGxhbmd1YWdlGAYgASgJEhMKBnByb21wdBgHIAEoCUgAiAEBEhcKD3RyYW5zbGF0ZV90b19lbhgIIAEoCBIUCgdkaWFyaXplGAkgASgISAGIAQESGQoMbWluX3NwZWFrZXJzGAogASgFSAKIAQESGQoMbWF4X3NwZWFrZXJzGAsgASgFSAOIAQFCCQoHX3Byb21wdEIKCghfZGlhcml6ZUIPCg1fbWluX3NwZWFrZXJzQg8KDV9tYXhfc3BlYWtlcnMizQEKFVRyYW5zY3JpcHRpb25MaXN0SXRlbRIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEAoIZHVyYXRpb24YAyABKAESDQoFbW9kZWwYBCABKAkSQAoGc3RhdHVzGAUgASgOMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25TdGF0dXMSLwoLdXBsb2FkZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIvMBChNUcmFuc2NyaXB0aW9uQ29uZmlnEg0KBW1vZGVsGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJElIKF3RpbWVzdGFtcF9ncmFudWxhcml0aWVzGAMgAygOMjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRpbWVzdGFtcEdyYW51bGFyaXR5Eg8KB2RpYXJpemUYBCABKAgSGQoMbWluX3NwZWFrZXJzGAUgASgFSACIAQESGQoMbWF4X3NwZWFrZXJzGAYgASgFSAGIAQFCDwoNX21pbl9zcGVha2Vyc0IPCg1fbWF4X3NwZWFrZXJzIlsKCUF1ZGlvRmlsZRIPCgdmaWxlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIZCgxjb250ZW50X3R5cGUYAyABKAlIAIgBAUIPCg1fY29udGVudF90eXBlInwKBFdvcmQSDAoEd29yZBgBIAEoCRINCgVzdGFydBgCIAEoARILCgNlbmQYAyABKAESGAoLcHJvYmFiaWxpdHkYBCABKAFIAIgBARIUCgdzcGVha2VyGAUgASgJSAGIAQFCDgoMX3Byb2JhYmlsaXR5QgoKCF9zcGVha2VyIpMBCgdTZWdtZW50EgoKAmlkGAEgASgFEg0KBXN0YXJ0GAIgASgBEgsKA2VuZBgDIAEoARIMCgR0ZXh0GAQgASgJEjAKBXdvcmRzGAUgAygLMiEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLldvcmQSFAoHc3BlYWtlchgGIAEoCUgAiAEBQgoKCF9zcGVha2VyIiMKB1NwZWFrZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCSLxAQoTVHJhbnNjcmlwdGlvblJlc3VsdBIKCgJpZBgBIAEoCRIMCgR0ZXh0GAIgASgJEhAKCGxhbmd1YWdlGAMgASgJEhAKCGR1cmF0aW9uGAQgASgBEjYKCHNlZ21lbnRzGAUgAygLMiQudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNlZ21lbnQSNgoIc3BlYWtlcnMYBiADKAsyJC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuU3BlYWtlchIaCg1zcGVha2Vyc19ub3RlGAcgASgJSACIAQFCEAoOX3NwZWFrZXJzX25vdGUisQMKDVRyYW5zY3JpcHRpb24SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEkAKBnN0YXR1cxgDIAEoDjIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uU3RhdHVzEkAKBmNvbmZpZxgEIAEoCzIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uQ29uZmlnEjoKCmF1ZGlvX2ZpbGUYBSABKAsyJi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuQXVkaW9GaWxlEkAKBnJlc3VsdBgGIAEoCzIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uUmVzdWx0Ei4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWVycm9yGAkgASgJSACIAQFCCAoGX2Vycm9yIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IkgKEkxpc3RNb2RlbHNSZXNwb25zZRIyCgZtb2RlbHMYASADKAsyIi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTW9kZWwidwoaQ3JlYXRlVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIPCgdmaWxlX2lkGAIgASgJEjcKCHNldHRpbmdzGAMgASgLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNldHRpbmdzImkKG0NyZWF0ZVRyYW5zY3JpcHRpb25SZXNwb25zZRIOCgZqb2JfaWQYASABKAkSFAoHbWVzc2FnZRgCIAEoCUgAiAEBEhgKEHRyYW5zY3JpcHRpb25faWQYAyABKAlCCgoIX21lc3NhZ2UiuwEKGUxpc3RUcmFuc2NyaXB0aW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSRQoGc3RhdHVzGAQgASgOMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25TdGF0dXNIAIgBARISCgVxdWVyeRgFIAEoCUgBiAEBQgkKB19zdGF0dXNCCAoGX3F1ZXJ5In0KGkxpc3RUcmFuc2NyaXB0aW9uc1Jlc3BvbnNlEkoKDnRyYW5zY3JpcHRpb25zGAEgAygLMjIudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25MaXN0SXRlbRITCgt0b3RhbF9jb3VudBgCIAEoBSI2ChdHZXRUcmFuc2NyaXB0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJIl0KGEdldFRyYW5zY3JpcHRpb25SZXNwb25zZRJBCg10cmFuc2NyaXB0aW9uGAEgASgLMioudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb24iSwoaUmVuYW1lVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCRIQCghuZXdfbmFtZRgDIAEoCSJoChtSZW5hbWVUcmFuc2NyaXB0aW9uUmVzcG9uc2USSQoNdHJhbnNjcmlwdGlvbhgBIAEoCzIyLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uTGlzdEl0ZW0iOQoaRGVsZXRlVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCSIdChtEZWxldGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UicQoZUmV0cnlUcmFuc2NyaXB0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEjcKCHNldHRpbmdzGAMgASgLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNldHRpbmdzIiwKGlJldHJ5VHJhbnNjcmlwdGlvblJlc3BvbnNlEg4KBmpvYl9pZBgBIAEoCSJVChRSZW5hbWVTcGVha2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEhIKCnNwZWFrZXJfaWQYAyABKAkSDAoEbmFtZRgEIAEoCSJPChVSZW5hbWVTcGVha2VyUmVzcG9uc2USNgoIc3BlYWtlcnMYASADKAsyJC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuU3BlYWtlciKSAQobRGlhcml6ZVRyYW5zY3JpcHRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSCgoCaWQYAiABKAkSGQoMbWluX3NwZWFrZXJzGAMgASgFSACIAQESGQoMbWF4X3NwZWFrZXJzGAQgASgFSAGIAQFCDwoNX21pbl9zcGVha2Vyc0IPCg1fbWF4X3NwZWFrZXJzIi4KHERpYXJpemVUcmFuc2NyaXB0aW9uUmVzcG9uc2USDgoGam9iX2lkGAEgASgJKmQKCFByb3ZpZGVyEhgKFFBST1ZJREVSX1VOU1BFQ0lGSUVEEAASEgoOUFJPVklERVJfTE9DQUwQARIRCg1QUk9WSURFUl9HUk9REAISFwoTUFJPVklERVJfRUxFVkVOTEFCUxADKocBCg5SZXNwb25zZUZvcm1hdBIfChtSRVNQT05TRV9GT1JNQVRfVU5TUEVDSUZJRUQQABIYChRSRVNQT05TRV9GT1JNQVRfSlNPThABEiAKHFJFU1BPTlNFX0ZPUk1BVF9WRVJCT1NFX0pTT04QAhIYChRSRVNQT05TRV9GT1JNQVRfVEVYVBADKoABChRUaW1lc3RhbXBHcmFudWxhcml0eRIlCiFUSU1FU1RBTVBfR1JBTlVMQVJJVFlfVU5TUEVDSUZJRUQQABIhCh1USU1FU1RBTVBfR1JBTlVMQVJJVFlfU0VHTUVOVBABEh4KGlRJTUVTVEFNUF9HUkFOVUxBUklUWV9XT1JEEAIqkAIKE1RyYW5zY3JpcHRpb25TdGF0dXMSJAogVFJBTlNDUklQVElPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxUUkFOU0NSSVBUSU9OX1NUQVRVU19QRU5ESU5HEAESIwofVFJBTlNDUklQVElPTl9TVEFUVVNfUFJPQ0VTU0lORxACEiUKIVRSQU5TQ1JJUFRJT05fU1RBVFVTX1RSQU5TQ1JJQklORxADEiIKHlRSQU5TQ1JJUFRJT05fU1RBVFVTX0NPTVBMRVRFRBAEEh8KG1RSQU5TQ1JJUFRJT05fU1RBVFVTX0ZBSUxFRBAFEiAKHFRSQU5TQ1JJUFRJT05fU1RBVFVTX0RFTEVURUQQBjLQCQoUVHJhbnNjcmlwdGlvblNlcnZpY2USbwoKTGlzdE1vZGVscxIuLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0TW9kZWxzUmVxdWVzdBovLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0TW9kZWxzUmVzcG9uc2UiABKKAQoTQ3JlYXRlVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5DcmVhdGVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5DcmVhdGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKHAQoSTGlzdFRyYW5zY3JpcHRpb25zEjYudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLkxpc3RUcmFuc2NyaXB0aW9uc1JlcXVlc3QaNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTGlzdFRyYW5zY3JpcHRpb25zUmVzcG9uc2UiABKBAQoQR2V0VHJhbnNjcmlwdGlvbhI0LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5HZXRUcmFuc2NyaXB0aW9uUmVxdWVzdBo1LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5HZXRUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKKAQoTUmVuYW1lVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5SZW5hbWVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5SZW5hbWVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKKAQoTRGVsZXRlVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EZWxldGVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EZWxldGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKHAQoSUmV0cnlUcmFuc2NyaXB0aW9uEjYudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJldHJ5VHJhbnNjcmlwdGlvblJlcXVlc3QaNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmV0cnlUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABJ4Cg1SZW5hbWVTcGVha2VyEjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlbmFtZVNwZWFrZXJSZXF1ZXN0GjIudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlbmFtZVNwZWFrZXJSZXNwb25zZSIAEo0BChREaWFyaXplVHJhbnNjcmlwdGlvbhI4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EaWFyaXplVHJhbnNjcmlwdGlvblJlcXVlc3QaOS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuRGlhcml6ZVRyYW5zY3JpcHRpb25SZXNwb25zZSIAYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ci90cmFuc2NyaWJlL3RyYW5zY3JpcHRpb24vdjEvdHJhbnNjcmlwdGlvbi5wcm90bxIbdHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxItwBCgVNb2RlbBIKCgJpZBgBIAEoCRI3Cghwcm92aWRlchgCIAEoDjIlLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5Qcm92aWRlchIMCgRuYW1lGAMgASgJEhEKCWxhbmd1YWdlcxgEIAMoCRITCgt0cmFuc2xhdGlvbhgFIAEoCBIRCglhdmFpbGFibGUYBiABKAgSEwoGcmVhc29uGAcgASgJSACIAQESEgoKaXNfZGVmYXVsdBgIIAEoCBIRCglwcmVwYXJpbmcYCSABKAhCCQoHX3JlYXNvbiLGAwoIU2V0dGluZ3MSNwoIcHJvdmlkZXIYASABKA4yJS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUHJvdmlkZXISDQoFbW9kZWwYAiABKAkSRAoPcmVzcG9uc2VfZm9ybWF0GAMgASgOMisudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlc3BvbnNlRm9ybWF0ElIKF3RpbWVzdGFtcF9ncmFudWxhcml0aWVzGAQgAygOMjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRpbWVzdGFtcEdyYW51bGFyaXR5EhMKC3RlbXBlcmF0dXJlGAUgASgBEhAKCGxhbmd1YWdlGAYgASgJEhMKBnByb21wdBgHIAEoCUgAiAEBEhcKD3RyYW5zbGF0ZV90b19lbhgIIAEoCBIUCgdkaWFyaXplGAkgASgISAGIAQESGQoMbWluX3NwZWFrZXJzGAogASgFSAKIAQESGQoMbWF4X3NwZWFrZXJzGAsgASgFSAOIAQFCCQoHX3Byb21wdEIKCghfZGlhcml6ZUIPCg1fbWluX3NwZWFrZXJzQg8KDV9tYXhfc3BlYWtlcnMizQEKFVRyYW5zY3JpcHRpb25MaXN0SXRlbRIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEAoIZHVyYXRpb24YAyABKAESDQoFbW9kZWwYBCABKAkSQAoGc3RhdHVzGAUgASgOMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25TdGF0dXMSLwoLdXBsb2FkZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIvMBChNUcmFuc2NyaXB0aW9uQ29uZmlnEg0KBW1vZGVsGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJElIKF3RpbWVzdGFtcF9ncmFudWxhcml0aWVzGAMgAygOMjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRpbWVzdGFtcEdyYW51bGFyaXR5Eg8KB2RpYXJpemUYBCABKAgSGQoMbWluX3NwZWFrZXJzGAUgASgFSACIAQESGQoMbWF4X3NwZWFrZXJzGAYgASgFSAGIAQFCDwoNX21pbl9zcGVha2Vyc0IPCg1fbWF4X3NwZWFrZXJzIlsKCUF1ZGlvRmlsZRIPCgdmaWxlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIZCgxjb250ZW50X3R5cGUYAyABKAlIAIgBAUIPCg1fY29udGVudF90eXBlInwKBFdvcmQSDAoEd29yZBgBIAEoCRINCgVzdGFydBgCIAEoARILCgNlbmQYAyABKAESGAoLcHJvYmFiaWxpdHkYBCABKAFIAIgBARIUCgdzcGVha2VyGAUgASgJSAGIAQFCDgoMX3Byb2JhYmlsaXR5QgoKCF9zcGVha2VyIpMBCgdTZWdtZW50EgoKAmlkGAEgASgFEg0KBXN0YXJ0GAIgASgBEgsKA2VuZBgDIAEoARIMCgR0ZXh0GAQgASgJEjAKBXdvcmRzGAUgAygLMiEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLldvcmQSFAoHc3BlYWtlchgGIAEoCUgAiAEBQgoKCF9zcGVha2VyIiMKB1NwZWFrZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCSKDAgoTVHJhbnNjcmlwdGlvblJlc3VsdBIKCgJpZBgBIAEoCRIMCgR0ZXh0GAIgASgJEhAKCGxhbmd1YWdlGAMgASgJEhAKCGR1cmF0aW9uGAQgASgBEjYKCHNlZ21lbnRzGAUgAygLMiQudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNlZ21lbnQSNgoIc3BlYWtlcnMYBiADKAsyJC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuU3BlYWtlchIaCg1zcGVha2Vyc19ub3RlGAcgASgJSACIAQESEAoIcmV2aXNpb24YCCABKAVCEAoOX3NwZWFrZXJzX25vdGUisQMKDVRyYW5zY3JpcHRpb24SCgoCaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEkAKBnN0YXR1cxgDIAEoDjIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uU3RhdHVzEkAKBmNvbmZpZxgEIAEoCzIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uQ29uZmlnEjoKCmF1ZGlvX2ZpbGUYBSABKAsyJi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuQXVkaW9GaWxlEkAKBnJlc3VsdBgGIAEoCzIwLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uUmVzdWx0Ei4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWVycm9yGAkgASgJSACIAQFCCAoGX2Vycm9yIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IkgKEkxpc3RNb2RlbHNSZXNwb25zZRIyCgZtb2RlbHMYASADKAsyIi50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTW9kZWwidwoaQ3JlYXRlVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIPCgdmaWxlX2lkGAIgASgJEjcKCHNldHRpbmdzGAMgASgLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNldHRpbmdzImkKG0NyZWF0ZVRyYW5zY3JpcHRpb25SZXNwb25zZRIOCgZqb2JfaWQYASABKAkSFAoHbWVzc2FnZRgCIAEoCUgAiAEBEhgKEHRyYW5zY3JpcHRpb25faWQYAyABKAlCCgoIX21lc3NhZ2UiuwEKGUxpc3RUcmFuc2NyaXB0aW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSRQoGc3RhdHVzGAQgASgOMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25TdGF0dXNIAIgBARISCgVxdWVyeRgFIAEoCUgBiAEBQgkKB19zdGF0dXNCCAoGX3F1ZXJ5In0KGkxpc3RUcmFuc2NyaXB0aW9uc1Jlc3BvbnNlEkoKDnRyYW5zY3JpcHRpb25zGAEgAygLMjIudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25MaXN0SXRlbRITCgt0b3RhbF9jb3VudBgCIAEoBSJaChdHZXRUcmFuc2NyaXB0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEhUKCHJldmlzaW9uGAMgASgFSACIAQFCCwoJX3JldmlzaW9uIl0KGEdldFRyYW5zY3JpcHRpb25SZXNwb25zZRJBCg10cmFuc2NyaXB0aW9uGAEgASgLMioudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb24iSwoaUmVuYW1lVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCRIQCghuZXdfbmFtZRgDIAEoCSJoChtSZW5hbWVUcmFuc2NyaXB0aW9uUmVzcG9uc2USSQoNdHJhbnNjcmlwdGlvbhgBIAEoCzIyLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5UcmFuc2NyaXB0aW9uTGlzdEl0ZW0iOQoaRGVsZXRlVHJhbnNjcmlwdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCSIdChtEZWxldGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UicQoZUmV0cnlUcmFuc2NyaXB0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEjcKCHNldHRpbmdzGAMgASgLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNldHRpbmdzIiwKGlJldHJ5VHJhbnNjcmlwdGlvblJlc3BvbnNlEg4KBmpvYl9pZBgBIAEoCSJVChRSZW5hbWVTcGVha2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEhIKCnNwZWFrZXJfaWQYAyABKAkSDAoEbmFtZRgEIAEoCSJPChVSZW5hbWVTcGVha2VyUmVzcG9uc2USNgoIc3BlYWtlcnMYASADKAsyJC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuU3BlYWtlciKSAQobRGlhcml6ZVRyYW5zY3JpcHRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSCgoCaWQYAiABKAkSGQoMbWluX3NwZWFrZXJzGAMgASgFSACIAQESGQoMbWF4X3NwZWFrZXJzGAQgASgFSAGIAQFCDwoNX21pbl9zcGVha2Vyc0IPCg1fbWF4X3NwZWFrZXJzIi4KHERpYXJpemVUcmFuc2NyaXB0aW9uUmVzcG9uc2USDgoGam9iX2lkGAEgASgJIlUKC1NlZ21lbnRFZGl0Eg8KAmlkGAEgASgFSACIAQESDAoEdGV4dBgCIAEoCRIUCgdzcGVha2VyGAMgASgJSAGIAQFCBQoDX2lkQgoKCF9zcGVha2VyIogBCg9SZXZpc2lvbkNoYW5nZXMSFwoPZWRpdGVkX3NlZ21lbnRzGAEgAygFEhYKDmFkZGVkX3NlZ21lbnRzGAIgAygFEhgKEHJlbW92ZWRfc2VnbWVudHMYAyADKAUSEwoLd29yZHNfYWRkZWQYBCABKAUSFQoNd29yZHNfcmVtb3ZlZBgFIAEoBSKGAgoIUmV2aXNpb24SDgoGbnVtYmVyGAEgASgFEgwKBGtpbmQYAiABKAkSEQoJYXV0aG9yX2lkGAMgASgJEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEj0KB2NoYW5nZXMYBSABKAsyLC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmV2aXNpb25DaGFuZ2VzEhoKDWJhc2VfcmV2aXNpb24YBiABKAVIAIgBARIaCg1yZXN0b3JlZF9mcm9tGAcgASgFSAGIAQFCEAoOX2Jhc2VfcmV2aXNpb25CEAoOX3Jlc3RvcmVkX2Zyb20ihwEKFVNhdmVUcmFuc2NyaXB0UmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEhUKDWJhc2VfcmV2aXNpb24YAyABKAUSOgoIc2VnbWVudHMYBCADKAsyKC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuU2VnbWVudEVkaXQikwEKFlNhdmVUcmFuc2NyaXB0UmVzcG9uc2USNwoIcmV2aXNpb24YASABKAsyJS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmV2aXNpb24SQAoGcmVzdWx0GAIgASgLMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25SZXN1bHQiMwoUTGlzdFJldmlzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIKCgJpZBgCIAEoCSJrChVMaXN0UmV2aXNpb25zUmVzcG9uc2USOAoJcmV2aXNpb25zGAEgAygLMiUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJldmlzaW9uEhgKEGN1cnJlbnRfcmV2aXNpb24YAiABKAUiQwoSR2V0UmV2aXNpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSCgoCaWQYAiABKAkSEAoIcmV2aXNpb24YAyABKAUikAEKE0dldFJldmlzaW9uUmVzcG9uc2USNwoIcmV2aXNpb24YASABKAsyJS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmV2aXNpb24SQAoGcmVzdWx0GAIgASgLMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25SZXN1bHQidQoWUmVzdG9yZVJldmlzaW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEgoKAmlkGAIgASgJEhAKCHJldmlzaW9uGAMgASgFEhoKDWJhc2VfcmV2aXNpb24YBCABKAVIAIgBAUIQCg5fYmFzZV9yZXZpc2lvbiKUAQoXUmVzdG9yZVJldmlzaW9uUmVzcG9uc2USNwoIcmV2aXNpb24YASABKAsyJS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmV2aXNpb24SQAoGcmVzdWx0GAIgASgLMjAudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlRyYW5zY3JpcHRpb25SZXN1bHQiWQoYU2VhcmNoVHJhbnNjcmlwdHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSDQoFbGltaXQYAyABKAUSDgoGb2Zmc2V0GAQgASgFIpABCglTZWFyY2hIaXQSGAoQdHJhbnNjcmlwdGlvbl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSFwoKc2VnbWVudF9pZBgDIAEoBUgAiAEBEg0KBXN0YXJ0GAQgASgBEgsKA2VuZBgFIAEoARIPCgdzbmlwcGV0GAYgASgJQg0KC19zZWdtZW50X2lkInwKGVNlYXJjaFRyYW5zY3JpcHRzUmVzcG9uc2USNAoEaGl0cxgBIAMoCzImLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5TZWFyY2hIaXQSEwoLdG90YWxfY291bnQYAiABKAUSFAoMdG90YWxfY2FwcGVkGAMgASgIKmQKCFByb3ZpZGVyEhgKFFBST1ZJREVSX1VOU1BFQ0lGSUVEEAASEgoOUFJPVklERVJfTE9DQUwQARIRCg1QUk9WSURFUl9HUk9REAISFwoTUFJPVklERVJfRUxFVkVOTEFCUxADKocBCg5SZXNwb25zZUZvcm1hdBIfChtSRVNQT05TRV9GT1JNQVRfVU5TUEVDSUZJRUQQABIYChRSRVNQT05TRV9GT1JNQVRfSlNPThABEiAKHFJFU1BPTlNFX0ZPUk1BVF9WRVJCT1NFX0pTT04QAhIYChRSRVNQT05TRV9GT1JNQVRfVEVYVBADKoABChRUaW1lc3RhbXBHcmFudWxhcml0eRIlCiFUSU1FU1RBTVBfR1JBTlVMQVJJVFlfVU5TUEVDSUZJRUQQABIhCh1USU1FU1RBTVBfR1JBTlVMQVJJVFlfU0VHTUVOVBABEh4KGlRJTUVTVEFNUF9HUkFOVUxBUklUWV9XT1JEEAIqkAIKE1RyYW5zY3JpcHRpb25TdGF0dXMSJAogVFJBTlNDUklQVElPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxUUkFOU0NSSVBUSU9OX1NUQVRVU19QRU5ESU5HEAESIwofVFJBTlNDUklQVElPTl9TVEFUVVNfUFJPQ0VTU0lORxACEiUKIVRSQU5TQ1JJUFRJT05fU1RBVFVTX1RSQU5TQ1JJQklORxADEiIKHlRSQU5TQ1JJUFRJT05fU1RBVFVTX0NPTVBMRVRFRBAEEh8KG1RSQU5TQ1JJUFRJT05fU1RBVFVTX0ZBSUxFRBAFEiAKHFRSQU5TQ1JJUFRJT05fU1RBVFVTX0RFTEVURUQQBjLCDgoUVHJhbnNjcmlwdGlvblNlcnZpY2USbwoKTGlzdE1vZGVscxIuLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0TW9kZWxzUmVxdWVzdBovLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0TW9kZWxzUmVzcG9uc2UiABKKAQoTQ3JlYXRlVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5DcmVhdGVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5DcmVhdGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKHAQoSTGlzdFRyYW5zY3JpcHRpb25zEjYudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLkxpc3RUcmFuc2NyaXB0aW9uc1JlcXVlc3QaNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuTGlzdFRyYW5zY3JpcHRpb25zUmVzcG9uc2UiABKBAQoQR2V0VHJhbnNjcmlwdGlvbhI0LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5HZXRUcmFuc2NyaXB0aW9uUmVxdWVzdBo1LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5HZXRUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKKAQoTUmVuYW1lVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5SZW5hbWVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5SZW5hbWVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKKAQoTRGVsZXRlVHJhbnNjcmlwdGlvbhI3LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EZWxldGVUcmFuc2NyaXB0aW9uUmVxdWVzdBo4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EZWxldGVUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABKHAQoSUmV0cnlUcmFuc2NyaXB0aW9uEjYudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJldHJ5VHJhbnNjcmlwdGlvblJlcXVlc3QaNy50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuUmV0cnlUcmFuc2NyaXB0aW9uUmVzcG9uc2UiABJ4Cg1SZW5hbWVTcGVha2VyEjEudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlbmFtZVNwZWFrZXJSZXF1ZXN0GjIudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlbmFtZVNwZWFrZXJSZXNwb25zZSIAEo0BChREaWFyaXplVHJhbnNjcmlwdGlvbhI4LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5EaWFyaXplVHJhbnNjcmlwdGlvblJlcXVlc3QaOS50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuRGlhcml6ZVRyYW5zY3JpcHRpb25SZXNwb25zZSIAEnsKDlNhdmVUcmFuc2NyaXB0EjIudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNhdmVUcmFuc2NyaXB0UmVxdWVzdBozLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5TYXZlVHJhbnNjcmlwdFJlc3BvbnNlIgASeAoNTGlzdFJldmlzaW9ucxIxLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0UmV2aXNpb25zUmVxdWVzdBoyLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5MaXN0UmV2aXNpb25zUmVzcG9uc2UiABJyCgtHZXRSZXZpc2lvbhIvLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5HZXRSZXZpc2lvblJlcXVlc3QaMC50cmFuc2NyaWJlLnRyYW5zY3JpcHRpb24udjEuR2V0UmV2aXNpb25SZXNwb25zZSIAEn4KD1Jlc3RvcmVSZXZpc2lvbhIzLnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5SZXN0b3JlUmV2aXNpb25SZXF1ZXN0GjQudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlJlc3RvcmVSZXZpc2lvblJlc3BvbnNlIgAShAEKEVNlYXJjaFRyYW5zY3JpcHRzEjUudHJhbnNjcmliZS50cmFuc2NyaXB0aW9uLnYxLlNlYXJjaFRyYW5zY3JpcHRzUmVxdWVzdBo2LnRyYW5zY3JpYmUudHJhbnNjcmlwdGlvbi52MS5TZWFyY2hUcmFuc2NyaXB0c1Jlc3BvbnNlIgBiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * One entry of the model catalog.
@@ -477,6 +477,13 @@ export type TranscriptionResult = Message<"transcribe.transcription.v1.Transcrip
    * @generated from field: optional string speakers_note = 7;
    */
   speakersNote?: string | undefined;
+
+  /**
+   * The revision these segments are (1 is the engine's result); the ETag of a save.
+   *
+   * @generated from field: int32 revision = 8;
+   */
+  revision: number;
 };
 
 /**
@@ -727,6 +734,13 @@ export type GetTranscriptionRequest = Message<"transcribe.transcription.v1.GetTr
    * @generated from field: string id = 2;
    */
   id: string;
+
+  /**
+   * A revision of the current result instead of the latest; one it does not have is NOT_FOUND.
+   *
+   * @generated from field: optional int32 revision = 3;
+   */
+  revision?: number | undefined;
 };
 
 /**
@@ -994,6 +1008,460 @@ export const DiarizeTranscriptionResponseSchema: GenMessage<DiarizeTranscription
   messageDesc(file_transcribe_transcription_v1_transcription, 27);
 
 /**
+ * One segment of a save, in the new order. id names a segment of the base revision (its
+ * words' times are kept); no id is a new segment (a split), timed from the words of the
+ * named segment before it.
+ *
+ * @generated from message transcribe.transcription.v1.SegmentEdit
+ */
+export type SegmentEdit = Message<"transcribe.transcription.v1.SegmentEdit"> & {
+  /**
+   * @generated from field: optional int32 id = 1;
+   */
+  id?: number | undefined;
+
+  /**
+   * At most 5,000 characters; empty removes the segment.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * Unset keeps the segment's speaker; empty clears it.
+   *
+   * @generated from field: optional string speaker = 3;
+   */
+  speaker?: string | undefined;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.SegmentEdit.
+ * Use `create(SegmentEditSchema)` to create a new message.
+ */
+export const SegmentEditSchema: GenMessage<SegmentEdit> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 28);
+
+/**
+ * @generated from message transcribe.transcription.v1.RevisionChanges
+ */
+export type RevisionChanges = Message<"transcribe.transcription.v1.RevisionChanges"> & {
+  /**
+   * @generated from field: repeated int32 edited_segments = 1;
+   */
+  editedSegments: number[];
+
+  /**
+   * @generated from field: repeated int32 added_segments = 2;
+   */
+  addedSegments: number[];
+
+  /**
+   * @generated from field: repeated int32 removed_segments = 3;
+   */
+  removedSegments: number[];
+
+  /**
+   * @generated from field: int32 words_added = 4;
+   */
+  wordsAdded: number;
+
+  /**
+   * @generated from field: int32 words_removed = 5;
+   */
+  wordsRemoved: number;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.RevisionChanges.
+ * Use `create(RevisionChangesSchema)` to create a new message.
+ */
+export const RevisionChangesSchema: GenMessage<RevisionChanges> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 29);
+
+/**
+ * @generated from message transcribe.transcription.v1.Revision
+ */
+export type Revision = Message<"transcribe.transcription.v1.Revision"> & {
+  /**
+   * From 1 (the engine's result), increasing with every save and restore.
+   *
+   * @generated from field: int32 number = 1;
+   */
+  number: number;
+
+  /**
+   * "original", "edit" or "restore".
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * Who saved it; empty for the engine's result.
+   *
+   * @generated from field: string author_id = 3;
+   */
+  authorId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: transcribe.transcription.v1.RevisionChanges changes = 5;
+   */
+  changes?: RevisionChanges | undefined;
+
+  /**
+   * The revision the save was based on.
+   *
+   * @generated from field: optional int32 base_revision = 6;
+   */
+  baseRevision?: number | undefined;
+
+  /**
+   * For kind "restore": the revision restored.
+   *
+   * @generated from field: optional int32 restored_from = 7;
+   */
+  restoredFrom?: number | undefined;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.Revision.
+ * Use `create(RevisionSchema)` to create a new message.
+ */
+export const RevisionSchema: GenMessage<Revision> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 30);
+
+/**
+ * @generated from message transcribe.transcription.v1.SaveTranscriptRequest
+ */
+export type SaveTranscriptRequest = Message<"transcribe.transcription.v1.SaveTranscriptRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * The revision the editor started from; not the current one is FAILED_PRECONDITION.
+   *
+   * @generated from field: int32 base_revision = 3;
+   */
+  baseRevision: number;
+
+  /**
+   * The whole new segment list, in order (at most 20,000).
+   *
+   * @generated from field: repeated transcribe.transcription.v1.SegmentEdit segments = 4;
+   */
+  segments: SegmentEdit[];
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.SaveTranscriptRequest.
+ * Use `create(SaveTranscriptRequestSchema)` to create a new message.
+ */
+export const SaveTranscriptRequestSchema: GenMessage<SaveTranscriptRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 31);
+
+/**
+ * @generated from message transcribe.transcription.v1.SaveTranscriptResponse
+ */
+export type SaveTranscriptResponse = Message<"transcribe.transcription.v1.SaveTranscriptResponse"> & {
+  /**
+   * The new revision; unchanged (the current one) when the save changed nothing.
+   *
+   * @generated from field: transcribe.transcription.v1.Revision revision = 1;
+   */
+  revision?: Revision | undefined;
+
+  /**
+   * The saved result as it now reads.
+   *
+   * @generated from field: transcribe.transcription.v1.TranscriptionResult result = 2;
+   */
+  result?: TranscriptionResult | undefined;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.SaveTranscriptResponse.
+ * Use `create(SaveTranscriptResponseSchema)` to create a new message.
+ */
+export const SaveTranscriptResponseSchema: GenMessage<SaveTranscriptResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 32);
+
+/**
+ * @generated from message transcribe.transcription.v1.ListRevisionsRequest
+ */
+export type ListRevisionsRequest = Message<"transcribe.transcription.v1.ListRevisionsRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.ListRevisionsRequest.
+ * Use `create(ListRevisionsRequestSchema)` to create a new message.
+ */
+export const ListRevisionsRequestSchema: GenMessage<ListRevisionsRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 33);
+
+/**
+ * @generated from message transcribe.transcription.v1.ListRevisionsResponse
+ */
+export type ListRevisionsResponse = Message<"transcribe.transcription.v1.ListRevisionsResponse"> & {
+  /**
+   * @generated from field: repeated transcribe.transcription.v1.Revision revisions = 1;
+   */
+  revisions: Revision[];
+
+  /**
+   * @generated from field: int32 current_revision = 2;
+   */
+  currentRevision: number;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.ListRevisionsResponse.
+ * Use `create(ListRevisionsResponseSchema)` to create a new message.
+ */
+export const ListRevisionsResponseSchema: GenMessage<ListRevisionsResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 34);
+
+/**
+ * @generated from message transcribe.transcription.v1.GetRevisionRequest
+ */
+export type GetRevisionRequest = Message<"transcribe.transcription.v1.GetRevisionRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int32 revision = 3;
+   */
+  revision: number;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.GetRevisionRequest.
+ * Use `create(GetRevisionRequestSchema)` to create a new message.
+ */
+export const GetRevisionRequestSchema: GenMessage<GetRevisionRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 35);
+
+/**
+ * @generated from message transcribe.transcription.v1.GetRevisionResponse
+ */
+export type GetRevisionResponse = Message<"transcribe.transcription.v1.GetRevisionResponse"> & {
+  /**
+   * @generated from field: transcribe.transcription.v1.Revision revision = 1;
+   */
+  revision?: Revision | undefined;
+
+  /**
+   * @generated from field: transcribe.transcription.v1.TranscriptionResult result = 2;
+   */
+  result?: TranscriptionResult | undefined;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.GetRevisionResponse.
+ * Use `create(GetRevisionResponseSchema)` to create a new message.
+ */
+export const GetRevisionResponseSchema: GenMessage<GetRevisionResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 36);
+
+/**
+ * @generated from message transcribe.transcription.v1.RestoreRevisionRequest
+ */
+export type RestoreRevisionRequest = Message<"transcribe.transcription.v1.RestoreRevisionRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int32 revision = 3;
+   */
+  revision: number;
+
+  /**
+   * When set, the current revision must be this one (else FAILED_PRECONDITION, as a save).
+   *
+   * @generated from field: optional int32 base_revision = 4;
+   */
+  baseRevision?: number | undefined;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.RestoreRevisionRequest.
+ * Use `create(RestoreRevisionRequestSchema)` to create a new message.
+ */
+export const RestoreRevisionRequestSchema: GenMessage<RestoreRevisionRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 37);
+
+/**
+ * @generated from message transcribe.transcription.v1.RestoreRevisionResponse
+ */
+export type RestoreRevisionResponse = Message<"transcribe.transcription.v1.RestoreRevisionResponse"> & {
+  /**
+   * @generated from field: transcribe.transcription.v1.Revision revision = 1;
+   */
+  revision?: Revision | undefined;
+
+  /**
+   * @generated from field: transcribe.transcription.v1.TranscriptionResult result = 2;
+   */
+  result?: TranscriptionResult | undefined;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.RestoreRevisionResponse.
+ * Use `create(RestoreRevisionResponseSchema)` to create a new message.
+ */
+export const RestoreRevisionResponseSchema: GenMessage<RestoreRevisionResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 38);
+
+/**
+ * @generated from message transcribe.transcription.v1.SearchTranscriptsRequest
+ */
+export type SearchTranscriptsRequest = Message<"transcribe.transcription.v1.SearchTranscriptsRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * Web-search syntax: words, "quoted phrases", or, -excluded. 1 to 200 characters.
+   *
+   * @generated from field: string query = 2;
+   */
+  query: string;
+
+  /**
+   * 0 means 20; at most 100.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 offset = 4;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.SearchTranscriptsRequest.
+ * Use `create(SearchTranscriptsRequestSchema)` to create a new message.
+ */
+export const SearchTranscriptsRequestSchema: GenMessage<SearchTranscriptsRequest> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 39);
+
+/**
+ * @generated from message transcribe.transcription.v1.SearchHit
+ */
+export type SearchHit = Message<"transcribe.transcription.v1.SearchHit"> & {
+  /**
+   * @generated from field: string transcription_id = 1;
+   */
+  transcriptionId: string;
+
+  /**
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * Unset for a hit on the transcript's name.
+   *
+   * @generated from field: optional int32 segment_id = 3;
+   */
+  segmentId?: number | undefined;
+
+  /**
+   * Seconds; 0 for a name hit.
+   *
+   * @generated from field: double start = 4;
+   */
+  start: number;
+
+  /**
+   * @generated from field: double end = 5;
+   */
+  end: number;
+
+  /**
+   * HTML-escaped text with the matches in <mark>...</mark>.
+   *
+   * @generated from field: string snippet = 6;
+   */
+  snippet: string;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.SearchHit.
+ * Use `create(SearchHitSchema)` to create a new message.
+ */
+export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 40);
+
+/**
+ * @generated from message transcribe.transcription.v1.SearchTranscriptsResponse
+ */
+export type SearchTranscriptsResponse = Message<"transcribe.transcription.v1.SearchTranscriptsResponse"> & {
+  /**
+   * @generated from field: repeated transcribe.transcription.v1.SearchHit hits = 1;
+   */
+  hits: SearchHit[];
+
+  /**
+   * Hits in all, counting at most 1,000 segment hits and 1,000 name hits (ranked among
+   * themselves); total_capped says there are more.
+   *
+   * @generated from field: int32 total_count = 2;
+   */
+  totalCount: number;
+
+  /**
+   * @generated from field: bool total_capped = 3;
+   */
+  totalCapped: boolean;
+};
+
+/**
+ * Describes the message transcribe.transcription.v1.SearchTranscriptsResponse.
+ * Use `create(SearchTranscriptsResponseSchema)` to create a new message.
+ */
+export const SearchTranscriptsResponseSchema: GenMessage<SearchTranscriptsResponse> = /*@__PURE__*/
+  messageDesc(file_transcribe_transcription_v1_transcription, 41);
+
+/**
  * @generated from enum transcribe.transcription.v1.Provider
  */
 export enum Provider {
@@ -1243,6 +1711,56 @@ export const TranscriptionService: GenService<{
     methodKind: "unary";
     input: typeof DiarizeTranscriptionRequestSchema;
     output: typeof DiarizeTranscriptionResponseSchema;
+  },
+  /**
+   * Saves an edit of the current result as a new revision (the engine's result is never changed): unchanged words keep their times, changed ones get times inside the span they replace. FAILED_PRECONDITION with detail reason "revision_conflict" and current_revision when base_revision is not the current one; INVALID_ARGUMENT for unknown, repeated or reordered segment ids and texts over the limits, and nothing is written.
+   *
+   * @generated from rpc transcribe.transcription.v1.TranscriptionService.SaveTranscript
+   */
+  saveTranscript: {
+    methodKind: "unary";
+    input: typeof SaveTranscriptRequestSchema;
+    output: typeof SaveTranscriptResponseSchema;
+  },
+  /**
+   * Lists the revisions of the current result, newest first: who, when, what changed.
+   *
+   * @generated from rpc transcribe.transcription.v1.TranscriptionService.ListRevisions
+   */
+  listRevisions: {
+    methodKind: "unary";
+    input: typeof ListRevisionsRequestSchema;
+    output: typeof ListRevisionsResponseSchema;
+  },
+  /**
+   * Returns one revision with its segments; a number the transcript does not have is NOT_FOUND.
+   *
+   * @generated from rpc transcribe.transcription.v1.TranscriptionService.GetRevision
+   */
+  getRevision: {
+    methodKind: "unary";
+    input: typeof GetRevisionRequestSchema;
+    output: typeof GetRevisionResponseSchema;
+  },
+  /**
+   * Makes an older revision's segments the current ones, as a new revision (kind "restore").
+   *
+   * @generated from rpc transcribe.transcription.v1.TranscriptionService.RestoreRevision
+   */
+  restoreRevision: {
+    methodKind: "unary";
+    input: typeof RestoreRevisionRequestSchema;
+    output: typeof RestoreRevisionResponseSchema;
+  },
+  /**
+   * Full-text search over the user's transcripts (current revision's segments, and names), language-aware and accent-insensitive; never DELETED ones.
+   *
+   * @generated from rpc transcribe.transcription.v1.TranscriptionService.SearchTranscripts
+   */
+  searchTranscripts: {
+    methodKind: "unary";
+    input: typeof SearchTranscriptsRequestSchema;
+    output: typeof SearchTranscriptsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_transcribe_transcription_v1_transcription, 0);

@@ -1,0 +1,66 @@
+// The editor's routes (docs/api.md "Transcript editor"), through the one API client.
+import { z } from "zod";
+import { api } from "../../lib/api";
+import { segmentSchema, speakerSchema } from "../../lib/api/schemas";
+
+export const revisionSchema = z.object({
+  number: z.number(),
+  kind: z.enum(["original", "edit", "restore"]),
+  authorId: z.string().nullable(),
+  createdAt: z.string(),
+  baseRevision: z.number().optional(),
+  restoredFrom: z.number().optional(),
+  changes: z.object({
+    editedSegments: z.array(z.number()),
+    addedSegments: z.array(z.number()),
+    removedSegments: z.array(z.number()),
+    wordsAdded: z.number(),
+    wordsRemoved: z.number(),
+  }),
+});
+export type Revision = z.infer<typeof revisionSchema>;
+
+const resultSchema = z.object({
+  id: z.string(),
+  text: z.string(),
+  language: z.string(),
+  duration: z.number(),
+  revision: z.number(),
+  segments: z.array(segmentSchema),
+  speakers: z.array(speakerSchema).default([]),
+  speakersNote: z.string().optional(),
+});
+const revisionWithResultSchema = z.object({ revision: revisionSchema, result: resultSchema });
+
+export const searchHitSchema = z.object({
+  transcriptionId: z.string(),
+  displayName: z.string(),
+  segmentId: z.number().nullable(),
+  start: z.number(),
+  end: z.number(),
+  /** HTML from the server: the text escaped, matches in <mark>. */
+  snippet: z.string(),
+});
+export type SearchHit = z.infer<typeof searchHitSchema>;
+const searchSchema = z.object({ hits: z.array(searchHitSchema), totalCount: z.number(), totalCapped: z.boolean() });
+
+export const editorKeys = {
+  revisions: (id: string) => ["transcriptions", "revisions", id] as const,
+  search: (q: string, offset: number) => ["transcriptions", "search", q, offset] as const,
+};
+
+export function saveTranscript(id: string, body: { baseRevision: number; segments: Array<{ id?: number; text: string; speaker?: string }> }) {
+  return api.request({ method: "PUT", path: "/transcriptions/{id}/result", params: { id }, body, schema: revisionWithResultSchema });
+}
+
+export function listRevisions(id: string, signal?: AbortSignal) {
+  return api.request({ path: "/transcriptions/{id}/revisions", params: { id }, schema: z.object({ revisions: z.array(revisionSchema), currentRevision: z.number() }), signal });
+}
+
+export function restoreRevision(id: string, revision: number) {
+  return api.request({ method: "POST", path: "/transcriptions/{id}/revisions/{rev}/restore", params: { id, rev: revision }, schema: revisionWithResultSchema });
+}
+
+export function searchTranscripts(q: string, offset = 0, signal?: AbortSignal) {
+  return api.request({ path: "/search", query: { q, limit: 20, offset }, schema: searchSchema, signal });
+}
