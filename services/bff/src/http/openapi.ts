@@ -45,6 +45,7 @@ const errorDescriptions: Record<string, string> = {
   "404": "Not found, or not the caller's (`not_found`)",
   "409": "Not possible in the resource's current state (`failed_precondition` or `already_exists`); `error.message` says why",
   "413": "The request body is too large",
+  "422": "The file or its settings cannot be processed (e.g. unreadable media); `error.message` says why",
   "429": "Too many requests (`resource_exhausted`); retry after the seconds in `Retry-After`",
   "500": "An internal error (`internal`); nothing was changed",
   "503": "A service behind the API is unavailable (`unavailable`); retry shortly",

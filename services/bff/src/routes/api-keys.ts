@@ -28,7 +28,7 @@ export const createApiKeyRequestSchema = z
 export const createdApiKeySchema = apiKeySchema
   .omit({ last_used_at: true })
   .extend({ key: z.string().describe("The secret, shown only in this answer: send it as Authorization: Bearer <key>") })
-  .meta({ id: "CreatedApiKey" });
+  .meta({ id: "CreatedApiKey", description: "The new key; `key` is shown only in this answer" });
 
 const iso = (t: ApiKey["createdAt"]) => (t ? timestampDate(t).toISOString() : null);
 
@@ -79,7 +79,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ client: Client<typeof AuthSer
         ...common,
         operationId: "listApiKeys",
         summary: "The signed-in user's API keys, newest first (never their secrets)",
-        response: { 200: z.object({ api_keys: z.array(apiKeySchema) }).meta({ id: "ApiKeyList" }), ...errors },
+        response: { 200: z.object({ api_keys: z.array(apiKeySchema) }).meta({ id: "ApiKeyList", description: "The caller's API keys (never their secrets)" }), ...errors },
       },
     },
     async (request) => {

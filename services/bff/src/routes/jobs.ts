@@ -27,7 +27,7 @@ export const jobFormSchema = z
 
 const jobAcceptedSchema = z
   .object({ transcription_id: z.string().describe("Poll GET /api/v1/transcriptions/{transcription_id}, or wait for the transcription.completed webhook") })
-  .meta({ id: "JobAccepted" });
+  .meta({ id: "JobAccepted", description: "The job was accepted; poll the transcription or wait for the webhook" });
 
 const documentOnly = () => (data: unknown) => ({ value: data });
 

@@ -33,7 +33,7 @@ const modelListSchema = z
     object: z.literal("list"),
     data: z.array(z.object({ id: z.string(), object: z.literal("model"), created: z.number().int(), owned_by: z.string() })),
   })
-  .meta({ id: "OpenAiModelList" });
+  .meta({ id: "OpenAiModelList", description: "Models in OpenAI's list shape; whisper-1 is the server's default model" });
 
 const ownerOf: Record<Provider, string> = { [Provider.UNSPECIFIED]: "local", [Provider.LOCAL]: "local", [Provider.GROQ]: "groq", [Provider.ELEVENLABS]: "elevenlabs" };
 
@@ -102,7 +102,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
     }
   }
 
-  const response = { 200: z.union([verboseJsonSchema, jsonTranscriptionSchema, z.string().describe("text, srt and vtt: text/plain")]), ...errors };
+  const response = { 200: z.union([verboseJsonSchema, jsonTranscriptionSchema, z.string().describe("text, srt and vtt: text/plain")]).describe("The transcript in the asked response_format"), ...errors };
 
   app.post(
     "/v1/audio/transcriptions",

@@ -40,7 +40,7 @@ const revisionSchema = z
   })
   .meta({ id: "TranscriptRevision" });
 
-const revisionWithResult = z.object({ revision: revisionSchema, result: resultSchema }).meta({ id: "TranscriptRevisionWithResult" });
+const revisionWithResult = z.object({ revision: revisionSchema, result: resultSchema }).meta({ id: "TranscriptRevisionWithResult", description: "A revision and the transcript as it reads in it" });
 
 const saveSchema = z
   .object({
@@ -76,7 +76,7 @@ const searchSchema = z
     total_count: z.number().int().nonnegative().describe("Counts at most 1,000 segment hits and 1,000 name hits"),
     total_capped: z.boolean().describe("There are more hits than total_count (search with more words to narrow it)"),
   })
-  .meta({ id: "TranscriptSearch" });
+  .meta({ id: "TranscriptSearch", description: "Matching segments and names with highlighted snippets and times" });
 
 function toRevisionBody(r: Revision): z.infer<typeof revisionSchema> {
   return {
@@ -160,7 +160,7 @@ export const transcriptEditingRoutes: FastifyPluginAsyncZod<{ client: Client<typ
         security: security.session,
         params: idParams,
         response: {
-          200: z.object({ revisions: z.array(revisionSchema), current_revision: z.number().int() }).meta({ id: "TranscriptRevisionList" }),
+          200: z.object({ revisions: z.array(revisionSchema), current_revision: z.number().int() }).meta({ id: "TranscriptRevisionList", description: "The transcript's revisions, newest first, and the current one" }),
           ...errors,
         },
       },

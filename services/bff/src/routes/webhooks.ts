@@ -23,7 +23,7 @@ export const createWebhookRequestSchema = z
 export const createdWebhookSchema = webhookSchema
   .omit({ created_at: true })
   .extend({ secret: z.string().describe("whsec_...: verify deliveries with it (Standard Webhooks); shown only in this answer") })
-  .meta({ id: "CreatedWebhook" });
+  .meta({ id: "CreatedWebhook", description: "The new endpoint; `secret` is shown only in this answer" });
 
 export const deliverySchema = z
   .object({
@@ -38,7 +38,7 @@ export const deliverySchema = z
     next_attempt_at: z.iso.datetime().nullable(),
     delivered_at: z.iso.datetime().nullable(),
   })
-  .meta({ id: "WebhookDelivery" });
+  .meta({ id: "WebhookDelivery", description: "A delivery: its status, attempts and the last response" });
 
 const iso = (t: Endpoint["createdAt"]) => (t ? timestampDate(t).toISOString() : null);
 const events = (list: string[]) => list.filter((e): e is (typeof eventNames)[number] => (eventNames as readonly string[]).includes(e));
@@ -94,7 +94,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Webhoo
         ...common,
         operationId: "listWebhooks",
         summary: "The signed-in user's webhook endpoints, newest first",
-        response: { 200: z.object({ webhooks: z.array(webhookSchema) }).meta({ id: "WebhookList" }), ...errors },
+        response: { 200: z.object({ webhooks: z.array(webhookSchema) }).meta({ id: "WebhookList", description: "The caller's webhook endpoints" }), ...errors },
       },
     },
     async (request) => ({ webhooks: (await client.listEndpoints({ userId: signedInUserId(request) })).endpoints.map(toWebhook) }),
@@ -119,7 +119,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Webhoo
         operationId: "listWebhookDeliveries",
         summary: "The endpoint's delivery log (status, attempts, last response), newest first",
         params: idParams,
-        response: { 200: z.object({ deliveries: z.array(deliverySchema) }).meta({ id: "WebhookDeliveryList" }), ...errors },
+        response: { 200: z.object({ deliveries: z.array(deliverySchema) }).meta({ id: "WebhookDeliveryList", description: "The endpoint's deliveries, newest first" }), ...errors },
       },
     },
     async (request) => ({ deliveries: (await client.listDeliveries({ userId: signedInUserId(request), endpointId: request.params.id })).deliveries.map(toDelivery) }),
