@@ -8,7 +8,7 @@
  * p50 and p99 latency (medians over the runs) and the product/direct ratios pair by
  * pair. Target: p99 < 50 ms at 200 connections through the product.
  *
- * Protocols between the BFF and the services (decision 0019): the launcher's BFF calls with
+ * Protocols between the BFF and the services (decision 0023): the launcher's BFF calls with
  * the default (gRPC); a second and third BFF process, started next to it on the same
  * services, call with Connect over HTTP/2 and Connect over HTTP/1.1 (`RPC_PROTOCOL`). All
  * of them and the direct server take turns in every run.

@@ -1,5 +1,5 @@
 /**
- * Speaker diarization (issue 18, decision 0019): accuracy, speed, cost on top of
+ * Speaker diarization (issue 18, decision 0020): accuracy, speed, cost on top of
  * transcription, and memory on a long file, through the product's own adapter
  * (services/transcription/src/engines/local/diarizer.ts → engine/diarizer.py).
  *
@@ -121,7 +121,7 @@ const block = `<!-- diarization:start -->
 ## Speaker diarization (\`npm run bench:diarization\`)
 
 Recorded ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores), load average ${result.loadAverage.before.join(" ")} → ${result.loadAverage.after.join(" ")}
-(a shared machine: wall times are inflated; CPU seconds are the load-independent figure). Engine: decision 0019
+(a shared machine: wall times are inflated; CPU seconds are the load-independent figure). Engine: decision 0020
 (Silero VAD + Resemblyzer's GE2E encoder in numpy + global average-linkage clustering), through the worker's adapter.
 DER = (missed + false alarm + confusion) / reference speech, 0.25 s collar, overlap scored.
 

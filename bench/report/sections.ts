@@ -328,7 +328,7 @@ export interface ApiData {
     target: number | null;
     targetMet: boolean | null;
   }>;
-  /** The protocol the product's own BFF used (decision 0019). */
+  /** The protocol the product's own BFF used (decision 0023). */
   defaultProtocol?: string;
   /** The same requests through a BFF per protocol between BFF and services. */
   protocolRows?: Array<{ endpoint: string; connections: number; protocol: string; rps: number; p50: number; p99: number; rpsRatio: number; failures: number }>;
@@ -347,10 +347,10 @@ function protocolComparison(d: ApiData): string {
 
 The same two requests through three BFF processes on the same services, in the same runs as the table above:
 the product's own BFF calls with the default, **${protocolNames[d.defaultProtocol ?? "grpc"] ?? d.defaultProtocol}**
-(\`RPC_PROTOCOL\`, decision 0019); two more BFFs, started next to it, call with the other two. Each
+(\`RPC_PROTOCOL\`, decision 0023); two more BFFs, started next to it, call with the other two. Each
 request is one RPC to the transcription service (plus the session check, cached). Medians; "/ direct" is the
 throughput as a share of the direct server's in the same run, pair by pair. The default between our services is
-the protocol with the best "/ direct" (decision 0019); on a loaded machine (see the load above) differences
+the protocol with the best "/ direct" (decision 0023); on a loaded machine (see the load above) differences
 below about 1.5× are within the noise of one run.
 
 ${table(

@@ -142,7 +142,7 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
     });
   });
 
-  describe("service RPC (decision 0019)", () => {
+  describe("service RPC (decision 0023)", () => {
     const containerOf = (m: Manifest) => m.spec.template.spec.containers[0];
     const envOf = (m: Manifest) => containerOf(m).env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }>;
 

@@ -56,7 +56,7 @@ const existingSecretExample: Record<string, string> = {
   GITHUB_CLIENT_SECRET: "github-oauth-app-secret",
 };
 
-/** The Secret `deploy/scripts/service-keys.ts` makes (decision 0019), as docs/deploy.md has you create it. */
+/** The Secret `deploy/scripts/service-keys.ts` makes (decision 0023), as docs/deploy.md has you create it. */
 const serviceNames = ["bff", "auth", "media", "transcription", "transcription-worker", "billing", "export", "blog", "notifier"];
 const serviceKeys = await generateServiceKeys(serviceNames);
 const serviceKeysSecret: Record<string, string> = {

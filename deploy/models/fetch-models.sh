@@ -4,7 +4,7 @@
 #
 #   deploy/models/fetch-models.sh [tiny.en] [base] [speaker-encoder] ...     (default: tiny.en base)
 #
-# speaker-encoder is the diarizer's weights (decision 0019): Resemblyzer's wheel, kept as
+# speaker-encoder is the diarizer's weights (decision 0020): Resemblyzer's wheel, kept as
 # is in $TRANSCRIBE_MODELS_DIR/speaker-encoder/ (the diarizer reads pretrained.pt from it).
 #
 #   $TRANSCRIBE_MODELS_DIR/<name>/{model.bin,config.json,tokenizer.json,vocabulary.*}

@@ -1,5 +1,5 @@
 /**
- * Service keys for the chart (decision 0019, docs/deploy.md "Service credentials").
+ * Service keys for the chart (decision 0023, docs/deploy.md "Service credentials").
  *
  *   npx tsx deploy/scripts/service-keys.ts [--name transcribe-service-keys] [--extra reports,...] > service-keys.yaml
  *   kubectl apply -n transcribe -f service-keys.yaml

@@ -240,7 +240,7 @@ a feature off.
 {{- $items = append $items (dict "name" $key "valueFrom" (dict "secretKeyRef" $ref)) -}}
 {{- end -}}
 {{- end -}}
-{{- /* The service's own signing key and every trusted caller's public key (decision 0019). */ -}}
+{{- /* The service's own signing key and every trusted caller's public key (decision 0023). */ -}}
 {{- $keysSecret := include "transcribe.serviceKeysSecret" .root -}}
 {{- $ownKey := printf "SERVICE_KEY_%s" (.name | replace "-" "_" | upper) -}}
 {{- $items = append $items (dict "name" "SERVICE_KEY" "valueFrom" (dict "secretKeyRef" (dict "name" $keysSecret "key" $ownKey))) -}}

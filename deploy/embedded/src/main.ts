@@ -67,7 +67,7 @@ const accountEnv = {
     process.env.AUTH_TRUSTED_ORIGINS ?? `http://127.0.0.1:${config.BFF_PORT},http://localhost:5173,http://127.0.0.1:5173`,
 };
 
-// Every process signs its calls with its own key and trusts the others' (decision 0019).
+// Every process signs its calls with its own key and trusts the others' (decision 0023).
 const serviceKeys = await ensureServiceKeys(config.dataDir, processes.map((p) => p.name));
 
 const supervisor = new Supervisor({

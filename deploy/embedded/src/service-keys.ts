@@ -3,7 +3,7 @@ import path from "node:path";
 import { generateServiceKeys, publicJwkOf, type JWK } from "@transcribe/platform";
 
 /**
- * The embedded install's service keys (decision 0019): one Ed25519 key per process, made on
+ * The embedded install's service keys (decision 0023): one Ed25519 key per process, made on
  * first start and kept in DATA_DIR (mode 0600), so each process signs its calls as itself
  * and every process trusts exactly these. A process added later gets its key on the next
  * start; existing keys are kept.

@@ -7,7 +7,7 @@
 prints one JSON line: {"ok": true, "result": {"turns": [{"start", "end", "speaker"}],
 "speakers": ["S1", ...], "stats": {...}}} or {"ok": false, "error": {"kind", "message"}}.
 
-Pipeline (decision 0019): Silero VAD (the ONNX model inside faster-whisper's wheel) finds
+Pipeline (decision 0020): Silero VAD (the ONNX model inside faster-whisper's wheel) finds
 speech; every 1.6 s window of speech (hop 0.8 s) gets a d-vector from Resemblyzer's GE2E
 speaker encoder (3-layer LSTM 256 + linear, weights from its PyPI wheel) run here in
 numpy, so no torch; the windows of the whole file are clustered together (average-linkage
@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 
 # Small matrices, one window batch at a time: a multi-threaded BLAS spends its time spinning
-# (measured: 9.0 CPU s with the default threads, 1.0 with one, same output; decision 0019).
+# (measured: 9.0 CPU s with the default threads, 1.0 with one, same output; decision 0020).
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 

@@ -40,7 +40,7 @@ export const transcriptionConfig = z.object({
   DIARIZATION_DOWNLOAD: env.boolean(true),
   /** Where to fetch it from (default: PyPI's file URL of Resemblyzer 0.1.4); its sha256 is pinned. */
   DIARIZATION_WEIGHTS_URL: env.optionalHttpUrl(),
-  /** Cosine distance above which two voices are different people (decision 0019). */
+  /** Cosine distance above which two voices are different people (decision 0020). */
   DIARIZATION_THRESHOLD: z.coerce.number().positive().max(2).optional(),
 });
 export type TranscriptionConfig = z.infer<typeof transcriptionConfig>;

@@ -432,7 +432,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
     },
   );
 
-  // Speakers (decision 0019).
+  // Speakers (decision 0020).
   app.patch(
     "/api/v1/transcriptions/:id/speakers/:speaker_id",
     {

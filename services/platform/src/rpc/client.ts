@@ -7,9 +7,9 @@ import { currentRequestId, currentUserId, REQUEST_ID_HEADER } from "../request-c
 import { AUTHORIZATION_HEADER, type TokenSigner } from "./credentials.js";
 
 /**
- * How our services talk to each other (decision 0019): Connect over HTTP/2 by default (the
+ * How our services talk to each other (decision 0023): Connect over HTTP/2 by default (the
  * fastest in the API benchmark, docs/benchmarks.md), gRPC over HTTP/2, or Connect over
- * HTTP/1.1 (the pre-0019 wire, kept for comparison). Every port serves all of them.
+ * HTTP/1.1 (the pre-0023 wire, kept for comparison). Every port serves all of them.
  */
 export const rpcProtocols = ["connect", "grpc", "connect-http1"] as const;
 export type RpcProtocol = (typeof rpcProtocols)[number];

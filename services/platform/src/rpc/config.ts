@@ -6,7 +6,7 @@ import { configureServiceClients, DEFAULT_RPC_PROTOCOL, rpcProtocols } from "./c
 import { createTokenSigner, createTokenVerifier, parsePrivateKey, parsePublicKeys } from "./credentials.js";
 import { builtInGrants, type Grants, mergeGrants, parseGrants } from "./policy.js";
 
-/** The wire and trust settings every process that serves or calls RPCs reads (decision 0019). */
+/** The wire and trust settings every process that serves or calls RPCs reads (decision 0023). */
 export const rpcConfigSchema = z.object({
   /** This process's private Ed25519 JWK (kid = its name): its calls are signed with it. */
   SERVICE_KEY: env.optionalString(),
@@ -45,7 +45,7 @@ export function rpcConfigProblems(config: RpcConfig, identity: string, { serves 
     } catch (error) {
       problems.push(`SERVICE_KEY: not a private Ed25519 JWK with a kid (${(error as Error).message.split("\n")[0]})`);
     }
-  } else if (production) problems.push("SERVICE_KEY: required in production (the service's private key, decision 0019)");
+  } else if (production) problems.push("SERVICE_KEY: required in production (the service's private key, decision 0023)");
   if (config.SERVICE_PUBLIC_KEYS) {
     try {
       parsePublicKeys(config.SERVICE_PUBLIC_KEYS);

@@ -4,7 +4,7 @@ import { z } from "zod";
 export type { JWK, JSONWebKeySet } from "jose";
 
 /**
- * Service tokens (decision 0019): every RPC carries `authorization: Bearer <JWT>` signed
+ * Service tokens (decision 0023): every RPC carries `authorization: Bearer <JWT>` signed
  * with the calling service's own Ed25519 key (kid = its name). The callee verifies it
  * against the install's public key set, checks the audience (the RPC's service), and
  * then the allow-list (rpc/policy.ts). A call made on a user's behalf carries the user

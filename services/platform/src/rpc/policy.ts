@@ -1,5 +1,5 @@
 /**
- * Which service may call which RPC (decision 0019). An entry is `package.Service/Method`
+ * Which service may call which RPC (decision 0023). An entry is `package.Service/Method`
  * or `package.Service/*`. The callee checks the verified caller against it; anything not
  * granted is PERMISSION_DENIED. Other teams' services are granted with RPC_GRANTS.
  */

@@ -83,7 +83,7 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[]): Pro
 }
 
 /**
- * Every service's server (decision 0019): one port speaking HTTP/2 (gRPC, gRPC-Web and
+ * Every service's server (decision 0023): one port speaking HTTP/2 (gRPC, gRPC-Web and
  * Connect) and HTTP/1.1 (Connect, /healthz, /readyz, /metrics, a service's own routes such
  * as signed storage URLs), told apart by the connection's first bytes (cleartext) or by
  * ALPN (TLS). The HealthService every service answers, grpc.health.v1, reflection when
@@ -230,7 +230,7 @@ const honourDeadline: Interceptor = (next) => async (req) => {
 };
 
 /**
- * The caller check (decision 0019): a valid service token for this RPC's service
+ * The caller check (decision 0023): a valid service token for this RPC's service
  * (UNAUTHENTICATED otherwise), a grant for the method (PERMISSION_DENIED otherwise), and
  * for calls made for a user, the message's user_id must be that user.
  */

@@ -2,7 +2,7 @@ import { generateServiceKeys } from "../rpc/credentials.js";
 
 /**
  * The variables a service process started by a test needs to check its callers as in
- * production (decision 0019): its own key and the trusted public keys, made for the test.
+ * production (decision 0023): its own key and the trusted public keys, made for the test.
  * `signerKey(name)` gives another name's private key, to call the process as that service.
  */
 export async function serviceKeyEnv(name: string, callers: readonly string[] = ["bff"]) {

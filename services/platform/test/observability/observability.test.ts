@@ -162,7 +162,7 @@ describe(`traces, metrics and logs across two services (${kafka ? "Kafka" : "pg-
     const check = await waitFor("the callee's RPC span", () =>
       inTrace().find((s) => s.service === "obs-callee" && s.kind === SpanKinds.server && s.name === "transcribe.health.v1.HealthService/Check"),
     );
-    // gRPC over HTTP/2 (decision 0019): the http instrumentation does not see HTTP/2
+    // gRPC over HTTP/2 (decision 0023): the http instrumentation does not see HTTP/2
     // sessions, so the caller's RPC client span, whose traceparent the call carries, is the parent.
     const rpcCall = byId(check.parentSpanId);
     expect(rpcCall, "the callee's span has a parent among the caller's spans").toBeDefined();

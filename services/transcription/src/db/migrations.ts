@@ -96,7 +96,7 @@ export const migrations: Migrations = {
         )`.execute(db);
     },
   },
-  // Speakers (decision 0019): who said each segment and word, the names people give them,
+  // Speakers (decision 0020): who said each segment and word, the names people give them,
   // why none were found, and jobs that only identify speakers on a finished transcript.
   "0002_speakers": {
     async up(db: Kysely<any>) {

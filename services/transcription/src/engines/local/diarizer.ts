@@ -9,7 +9,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { SpeakerTurn } from "../../domain/speakers.js";
 import { TranscriberError } from "../../domain/transcriber.js";
 
-/** The diarizer (see engine/diarizer.py and decision 0019). */
+/** The diarizer (see engine/diarizer.py and decision 0020). */
 export const diarizerScript = path.resolve(import.meta.dirname, "../../../engine/diarizer.py");
 
 /** Resemblyzer's wheel holds the speaker encoder; fetch-models.sh puts it in <models>/speaker-encoder/. */
