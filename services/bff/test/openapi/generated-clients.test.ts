@@ -12,18 +12,27 @@ const SCRIPT = "The committee met on Tuesday morning to review the budget for th
  * and openapi-typescript read the document the running product serves; the Python client
  * then does what an integrator does (list models, upload real speech through the documented
  * upload flow, transcribe with the real engine, poll, export srt), and the TypeScript client
- * type-checks and runs against the same product. Authentication is the session cookie of a
- * magic-link sign-in; with API keys (Developer API) it is one line in each client.
+ * type-checks and runs against the same product. Both authenticate with an API key that the
+ * magic-link-signed-in user created through the API (POST /api/v1/api-keys).
  */
 describe.skipIf(!toolPresent(path.join(pythonTools, "openapi-python-client")) || Boolean(engineUnavailable))("clients generated from the served document", () => {
   let product: Product;
   let user: User;
   let work: string;
   let documentPath: string;
+  let apiKey: string;
 
   beforeAll(async () => {
     product = await startProduct();
     user = await signInByMagicLink(product, "integrator");
+    const created = await fetch(`${product.baseUrl}/api/v1/api-keys`, {
+      method: "POST",
+      headers: { cookie: user.cookie, origin: product.baseUrl, "content-type": "application/json" },
+      body: JSON.stringify({ name: "generated clients" }),
+    });
+    expect(created.status).toBe(201);
+    apiKey = ((await created.json()) as { key: string }).key;
+    expect(apiKey).toMatch(/^tsk_/);
     // Inside the repository, so the TypeScript client resolves openapi-fetch from node_modules.
     work = path.join(repoRoot, "node_modules/.cache/openapi-clients", `${Date.now()}-${process.pid}`);
     await mkdir(work, { recursive: true });
@@ -52,7 +61,7 @@ describe.skipIf(!toolPresent(path.join(pythonTools, "openapi-python-client")) ||
         ...process.env,
         CLIENT_DIR: work,
         BASE_URL: product.baseUrl,
-        CREDENTIAL: user.cookie,
+        CREDENTIAL: apiKey,
         AUDIO_PATH: speech.path,
         AUDIO_DURATION: String(speech.duration),
         POLL_SECONDS: "400",
@@ -72,7 +81,7 @@ describe.skipIf(!toolPresent(path.join(pythonTools, "openapi-python-client")) ||
     expect(srt).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}/);
     for (const word of ["committee", "tuesday", "budget", "library"]) expect(srt.toLowerCase()).toContain(word);
     expect(out.bad_status).toBe(401);
-    expect(out.bad_error_code).toBe("unauthenticated");
+    expect(out.bad_error_code).toBe("invalid_api_key");
   });
 
   it("TypeScript (openapi-typescript + openapi-fetch): the same calls type-check with tsc --noEmit, a wrong one does not, and they run", { timeout: 300_000 }, async () => {
@@ -98,12 +107,12 @@ describe.skipIf(!toolPresent(path.join(pythonTools, "openapi-python-client")) ||
     );
     expect(wrong).toMatch(/wrong\.ts\(\d+,\d+\): error TS2322: Type '"mp3"'/);
 
-    const { stdout } = await run(bin("tsx"), [path.join(work, "flow.ts")], { cwd: work, env: { ...process.env, BASE_URL: product.baseUrl, CREDENTIAL: user.cookie } });
+    const { stdout } = await run(bin("tsx"), [path.join(work, "flow.ts")], { cwd: work, env: { ...process.env, BASE_URL: product.baseUrl, CREDENTIAL: apiKey } });
     const out = JSON.parse(stdout.trim().split("\n").at(-1)!) as { available: string[]; text: string; format: string; badStatus: number; badCode: string };
     expect(out.available).toContain("whisper-tiny.en");
     expect(out.text.toLowerCase()).toContain("library");
     expect(out.format).toBe("vtt");
     expect(out.badStatus).toBe(401);
-    expect(out.badCode).toBe("unauthenticated");
+    expect(out.badCode).toBe("invalid_api_key");
   });
 });

@@ -2,7 +2,7 @@
 served document (importable as `transcribe_api_client` from CLIENT_DIR). generated-clients.test.ts
 runs it against the running product and checks what it prints (one JSON object).
 
-Environment: CLIENT_DIR, BASE_URL, CREDENTIAL (the session's Cookie header for now),
+Environment: CLIENT_DIR, BASE_URL, CREDENTIAL (an API key, tsk_…),
 AUDIO_PATH, AUDIO_DURATION, POLL_SECONDS.
 """
 
@@ -31,9 +31,8 @@ BASE_URL = os.environ["BASE_URL"]
 
 
 def client_for(credential: str) -> AuthenticatedClient:
-    # The session cookie in the Cookie header. With an API key (Developer API) this line becomes:
-    #   return AuthenticatedClient(base_url=BASE_URL, token=credential, raise_on_unexpected_status=True)
-    return AuthenticatedClient(base_url=BASE_URL, token=credential, auth_header_name="Cookie", prefix="", raise_on_unexpected_status=True)
+    # An API key as `Authorization: Bearer tsk_…` (the document's apiKeyBearer scheme).
+    return AuthenticatedClient(base_url=BASE_URL, token=credential, raise_on_unexpected_status=True)
 
 
 def main() -> None:
@@ -74,7 +73,7 @@ def main() -> None:
     out["export_format"] = exported.format_.value
     out["srt"] = httpx.get(exported.download_url).text
 
-    refused = list_models.sync_detailed(client=client_for("better-auth.session_token=not-a-session"))
+    refused = list_models.sync_detailed(client=client_for("tsk_not-a-key"))
     out["bad_status"] = int(refused.status_code)
     out["bad_error_code"] = refused.parsed.error.code if isinstance(refused.parsed, ApiError) else None
 
