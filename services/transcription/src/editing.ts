@@ -2,7 +2,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AppError, enqueueEvents, newEvent } from "@transcribe/platform";
 import { TranscriptEditedSchema } from "@transcribe/proto/events/v1/events";
 import type { Selectable } from "kysely";
-import type { Db, Trx } from "./db/repository.js";
+import { lockTranscription, type Db, type Trx } from "./db/repository.js";
 import { findRevision, indexSegments, insertRevision, segmentsOf } from "./db/revisions.js";
 import type { ResultsTable, RevisionRow, TranscriptionRow } from "./db/schema.js";
 import { applyEdit, isNoop, type ChangeSummary, type EditableSegment, type SegmentEdit } from "./domain/edit-timing.js";
@@ -26,14 +26,7 @@ function conflict(current: number): AppError {
 }
 
 async function lockEditable(trx: Trx, userId: string, id: string): Promise<TranscriptionRow> {
-  const row = await trx
-    .selectFrom("transcriptions")
-    .selectAll()
-    .where("id", "=", id)
-    .where("user_id", "=", userId)
-    .where("status", "<>", "deleted")
-    .forUpdate()
-    .executeTakeFirst();
+  const row = await lockTranscription(trx, userId, id);
   if (!row) throw transcriptionNotFound();
   if (!row.result_id || row.revision === 0) throw new AppError("failed_precondition", "This transcription has no transcript to edit yet");
   if (row.status !== "completed") {

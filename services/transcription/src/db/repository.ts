@@ -22,6 +22,18 @@ export async function findTranscription(db: Db | Trx, userId: string, id: string
     .executeTakeFirst();
 }
 
+/** The same row, locked for the rest of the transaction (rename, speakers, edits). */
+export async function lockTranscription(trx: Trx, userId: string, id: string): Promise<TranscriptionRow | undefined> {
+  return trx
+    .selectFrom("transcriptions")
+    .selectAll()
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .where("status", "<>", "deleted")
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 export async function listTranscriptions(
   db: Db,
   userId: string,

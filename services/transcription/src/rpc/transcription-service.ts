@@ -24,6 +24,7 @@ import {
   insertJob,
   json,
   listTranscriptions,
+  lockTranscription,
   type Db,
 } from "../db/repository.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
@@ -213,14 +214,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const id = requireId(request.id);
       const newName = validateName(request.newName);
       const row = await db.transaction().execute(async (trx) => {
-        const current = await trx
-          .selectFrom("transcriptions")
-          .selectAll()
-          .where("id", "=", id)
-          .where("user_id", "=", userId)
-          .where("status", "<>", "deleted")
-          .forUpdate()
-          .executeTakeFirst();
+        const current = await lockTranscription(trx, userId, id);
         if (!current) throw notFound();
         if (current.display_name === newName) return current;
         const updated = await trx
@@ -330,14 +324,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const id = requireId(request.id);
       const name = validateSpeakerName(request.name);
       const speakers = await db.transaction().execute(async (trx) => {
-        const current = await trx
-          .selectFrom("transcriptions")
-          .select(["result_id"])
-          .where("id", "=", id)
-          .where("user_id", "=", userId)
-          .where("status", "<>", "deleted")
-          .forUpdate()
-          .executeTakeFirst();
+        const current = await lockTranscription(trx, userId, id);
         if (!current) throw notFound();
         const result = current.result_id
           ? await trx.selectFrom("transcription_results").select(["speakers"]).where("id", "=", current.result_id).executeTakeFirst()
