@@ -63,6 +63,9 @@ export const modelSchema = z
   })
   .meta({ id: "Model", description: "A speech model of the catalog" });
 
+// The service says "1 to 20" in its own words; past int32 the call could not even be encoded (a 500).
+const speakerCount = z.number().int().min(-2_147_483_648).max(2_147_483_647);
+
 export const settingsSchema = z
   .object({
     model: z.string().max(100).optional().describe("A catalog model id; default whisper-base"),
@@ -74,8 +77,8 @@ export const settingsSchema = z
     temperature: z.number().optional().describe("0 to 1, default 0"),
     prompt: z.string().max(2000).optional(),
     diarize: z.boolean().optional().describe("Identify speakers (who said what); default false"),
-    min_speakers: z.number().int().optional().describe("1 to 20, with diarize; unset: estimated"),
-    max_speakers: z.number().int().optional().describe("1 to 20, at least min_speakers, with diarize; unset: estimated"),
+    min_speakers: speakerCount.optional().describe("1 to 20, with diarize; unset: estimated"),
+    max_speakers: speakerCount.optional().describe("1 to 20, at least min_speakers, with diarize; unset: estimated"),
   })
   .meta({ id: "TranscriptionSettings", description: "How to transcribe (spec §3 settings)" });
 
@@ -464,7 +467,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
         operationId: "diarizeTranscription",
         summary: "Identify speakers again on a finished transcript, without transcribing it again",
         params: idParams,
-        body: z.object({ min_speakers: z.number().int().optional(), max_speakers: z.number().int().optional() }).meta({ id: "DiarizeRequest", description: "Optional bounds on the number of speakers (1 to 20); unset: estimated" }).optional(),
+        body: z.object({ min_speakers: speakerCount.optional(), max_speakers: speakerCount.optional() }).meta({ id: "DiarizeRequest", description: "Optional bounds on the number of speakers (1 to 20); unset: estimated" }).optional(),
         response: { 200: z.object({ job_id: z.string() }).meta({ id: "DiarizeResponse", description: "The job that identifies the speakers; poll the transcription for its status" }), 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 409: apiErrorSchema },
       },
     },
