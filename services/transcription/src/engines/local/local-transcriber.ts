@@ -1,6 +1,7 @@
-import { availableParallelism } from "node:os";
+import { availableParallelism, freemem } from "node:os";
 import type { Logger } from "@transcribe/platform";
 import { bridgesNeeded, mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
+import { chooseBatchSize, useBatched, type Device } from "../../domain/decoding.js";
 import { guardSegments } from "../../domain/guard.js";
 import {
   TranscriberError,
@@ -31,6 +32,15 @@ export interface LocalTranscriberOptions {
    * share of `threads` (default 1: one engine, windows in order).
    */
   parallelWindows?: number;
+  /** Where CTranslate2 runs (WHISPER_DEVICE); cuda wants computeType float16. */
+  device?: Device;
+  /**
+   * Batched decoding (WHISPER_BATCH_SIZE): VAD-cut stretches decoded this many at once;
+   * "auto" chooses from the threads and free memory; 0 turns it off.
+   */
+  batchSize?: number | "auto";
+  /** Files at least this long are decoded batched (TRANSCRIBE_BATCHED_FROM_SECONDS). */
+  batchedFromSeconds?: number;
   logger: Logger;
 }
 
@@ -136,7 +146,14 @@ export class LocalTranscriber implements Transcriber {
     const failed = new AbortController();
     const signal = AbortSignal.any([request.signal, failed.signal]);
     const modelDir = await this.modelDir(request.engineModel, signal);
-    const windows = planChunks(request.durationSeconds, this.windowSeconds(request.durationSeconds), this.options.overlapSeconds);
+    const batchSize = this.batchSizeFor(request.engineModel, request.durationSeconds);
+    // A batched file is one engine with every thread: the batch, not a second process, shares the cores.
+    const batched = batchSize > 0;
+    const windows = planChunks(
+      request.durationSeconds,
+      batched ? this.options.chunkSeconds : this.windowSeconds(request.durationSeconds),
+      this.options.overlapSeconds,
+    );
     const lastIndex = windows.length - 1;
     const chunks: ChunkResult[] = [];
     let language = request.language;
@@ -149,7 +166,9 @@ export class LocalTranscriber implements Transcriber {
             op: "transcribe",
             model_dir: modelDir,
             compute_type: this.options.computeType,
-            threads: this.engineThreads,
+            device: this.options.device ?? "cpu",
+            threads: batched ? this.options.threads : this.engineThreads,
+            batch_size: batchSize,
             beam_size: this.options.beamSize,
             audio: request.audioPath,
             start: window.start,
@@ -191,7 +210,7 @@ export class LocalTranscriber implements Transcriber {
       await request.onChunk?.(chunk, windows.length);
       return chunk;
     };
-    const engines = this.engines.slice(0, Math.min(this.engines.length, todo.length));
+    const engines = batched ? [this.engine] : this.engines.slice(0, Math.min(this.engines.length, todo.length));
     try {
       if (engines.length <= 1) {
         for (const window of todo) chunks.push(await store(await runWindow(this.engine, window, window.index === lastIndex)));
@@ -244,6 +263,17 @@ export class LocalTranscriber implements Transcriber {
     };
   }
 
+  /** 0: sequential decoding; otherwise the batch size for this file. */
+  private batchSizeFor(model: string, durationSeconds: number): number {
+    const { batchSize = 0, batchedFromSeconds = 0, device = "cpu", threads } = this.options;
+    if (batchSize === 0) return 0;
+    if (!useBatched(durationSeconds, 1, batchedFromSeconds)) return 0;
+    if (batchSize !== "auto") return batchSize;
+    // On a GPU the batch lives in GPU memory, which Node cannot see; 16 is what faster-whisper sizes for.
+    const freeMemoryBytes = device === "cuda" ? Number.MAX_SAFE_INTEGER : freemem();
+    return chooseBatchSize(model, { device, threads: threads || availableParallelism(), freeMemoryBytes });
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.engines.map((engine) => engine.close()));
   }
@@ -274,6 +304,8 @@ function translate(error: unknown, model: string): Error {
       return new TranscriberError("permanent", `The audio could not be read: ${message}`);
     case "bad_model":
       return new TranscriberError("permanent", `The Whisper model "${model}" on this server is damaged: ${message}`);
+    case "no_device":
+      return new TranscriberError("permanent", `The Whisper engine cannot use its GPU: ${message}`);
     case "not_found":
     case "bad_request":
       return new TranscriberError("permanent", message);
