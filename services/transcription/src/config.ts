@@ -31,7 +31,8 @@ export const transcriptionConfig = z.object({
   /** The product's data directory; models are looked for (and downloaded) in <DATA_DIR>/models. */
   DATA_DIR: z.string().default(".data"),
   WHISPER_DOWNLOAD: env.boolean(true),
-  WHISPER_COMPUTE_TYPE: z.enum(["int8", "int8_float32", "float32", "int16"]).default("int8"),
+  /** Default int8 on the CPU, float16 on CUDA (WHISPER_DEVICE). */
+  WHISPER_COMPUTE_TYPE: z.enum(["int8", "int8_float32", "float32", "int16", "float16", "int8_float16", "bfloat16"]).optional(),
   WHISPER_THREADS: z.coerce.number().int().min(0).default(0),
   WHISPER_BEAM_SIZE: z.coerce.number().int().min(1).max(10).default(5),
   /** The diarizer's speaker-encoder weights (Resemblyzer's wheel); default <WHISPER_MODELS_DIR or DATA_DIR/models>/speaker-encoder/. */
@@ -74,6 +75,17 @@ export const workerConfig = transcriptionConfig.extend({
    * WHISPER_THREADS (or every core) shared among them; 1 runs them one after another.
    */
   TRANSCRIBE_PARALLEL_WINDOWS: env.positiveInt(1),
+  /** Where CTranslate2 runs: cpu, or cuda (the worker refuses to start when the GPU or its libraries are missing). */
+  WHISPER_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
+  /**
+   * Batched decoding (decision 0021): VAD-cut stretches decoded this many at once; "auto"
+   * chooses from the threads and free memory (8 on 2 cores with base), 0 turns it off.
+   */
+  WHISPER_BATCH_SIZE: z.union([z.literal("auto"), z.coerce.number().int().min(0).max(64)]).default("auto"),
+  /** Files at least this long are decoded batched; shorter ones one stretch after another. */
+  TRANSCRIBE_BATCHED_FROM_SECONDS: z.coerce.number().min(0).default(240),
+  /** Lease only this pool's jobs (cpu or gpu); unset: every job (decision 0021). */
+  WORKER_POOL: z.enum(["cpu", "gpu"]).optional(),
   /** A job may run for 120 s + duration × this factor; a chunk for max(60 s, its duration × this factor). */
   TRANSCRIBE_TIME_FACTOR: z.coerce.number().positive().default(4),
 });
@@ -89,6 +101,11 @@ export function checkDrain(config: { WORKER_DRAIN_SECONDS: number; SHUTDOWN_GRAC
       `WORKER_DRAIN_SECONDS: must be shorter than SHUTDOWN_GRACE_MS (${config.SHUTDOWN_GRACE_MS} ms), which must leave time to hand unfinished jobs back`,
     ]);
   }
+}
+
+/** The compute type the engine loads models in: WHISPER_COMPUTE_TYPE, or the device's usual one. */
+export function computeType(config: { WHISPER_COMPUTE_TYPE?: string | undefined; WHISPER_DEVICE: "cpu" | "cuda" }): string {
+  return config.WHISPER_COMPUTE_TYPE ?? (config.WHISPER_DEVICE === "cuda" ? "float16" : "int8");
 }
 
 export function modelLocations(config: TranscriptionConfig): ModelLocations {

@@ -106,4 +106,14 @@ export const migrations: Migrations = {
       await sql`alter table transcription_jobs add column kind text not null default 'transcribe' check (kind in ('transcribe', 'diarize'))`.execute(db);
     },
   },
+  // Worker pools (decision 0021): each job names the pool whose workers may lease it,
+  // set from its model when it is created; jobs already queued stay on the CPU pool.
+  "0003_worker_pools": {
+    async up(db: Kysely<any>) {
+      await sql`alter table transcription_jobs add column pool text not null default 'cpu' check (pool in ('cpu', 'gpu'))`.execute(db);
+      await sql`
+        create index transcription_jobs_runnable_pool on transcription_jobs (pool, run_after)
+        where status in ('pending','processing','transcribing')`.execute(db);
+    },
+  },
 };
