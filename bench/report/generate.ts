@@ -22,6 +22,7 @@ import {
   type Section,
 } from "./sections.js";
 import { studiesSection } from "./studies.js";
+import { batchedSection } from "./batched.js";
 
 export const docPath = path.join(repoRoot, "docs", "benchmarks.md");
 const SOAK = /<!-- soak:start -->[\s\S]*?<!-- soak:end -->/;
@@ -46,6 +47,7 @@ export function render(current: string | undefined): string {
     overheadSection(load("overhead")),
     engineSection(load("engine")),
     parallelSection(load("parallel")),
+    batchedSection(load("batched")),
     apiSection(load("api")),
     uploadSection(load("upload")),
     exportsSection(load("exports")),
