@@ -57,7 +57,7 @@ function transcriber(mode: Mode): LocalTranscriber {
     chunkTimeFactor: 20,
     parallelWindows: mode === "parallel" ? 2 : 1,
     batchSize: mode === "batched" ? batchSize : 0,
-    batchedFromSeconds: 0,
+    longFileSeconds: 0,
     logger: createLogger("bench", "warn"),
   });
 }

@@ -1,6 +1,6 @@
 import { commonConfigSchema, ConfigError, createLogger, createServiceClient, loadConfigOrExit, runService } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";
-import { checkDrain, computeType, modelLocations, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
+import { batchSize, checkDrain, computeType, modelLocations, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
 import type { Db } from "./db/repository.js";
 import { TranscriberError, type Transcriber } from "./domain/transcriber.js";
@@ -74,8 +74,8 @@ await runService({
             overlapSeconds: config.TRANSCRIBE_CHUNK_OVERLAP_SECONDS,
             chunkTimeFactor: config.TRANSCRIBE_TIME_FACTOR,
             parallelWindows: config.TRANSCRIBE_PARALLEL_WINDOWS,
-            batchSize: config.WHISPER_BATCH_SIZE,
-            batchedFromSeconds: config.TRANSCRIBE_BATCHED_FROM_SECONDS,
+            batchSize: batchSize(config),
+            longFileSeconds: config.TRANSCRIBE_LONG_FILE_SECONDS,
             logger,
           });
         }

@@ -57,7 +57,7 @@ describe.skipIf(engineUnavailable)("batched decoding (BatchedInferencePipeline, 
       overlapSeconds: 5,
       chunkTimeFactor: 20,
       batchSize: 4,
-      batchedFromSeconds: 0,
+      longFileSeconds: 0,
       logger,
       ...overrides,
     });

@@ -39,8 +39,12 @@ export interface LocalTranscriberOptions {
    * "auto" chooses from the threads and free memory; 0 turns it off.
    */
   batchSize?: number | "auto";
-  /** Files at least this long are decoded batched (TRANSCRIBE_BATCHED_FROM_SECONDS). */
-  batchedFromSeconds?: number;
+  /**
+   * TRANSCRIBE_LONG_FILE_SECONDS: files at least this long are decoded batched (batchSize
+   * above 0) or else by the parallel engines; shorter ones one stretch after another on
+   * one engine with every thread. Default 0: every file.
+   */
+  longFileSeconds?: number;
   logger: Logger;
 }
 
@@ -149,9 +153,10 @@ export class LocalTranscriber implements Transcriber {
     const batchSize = this.batchSizeFor(request.engineModel, request.durationSeconds);
     // A batched file is one engine with every thread: the batch, not a second process, shares the cores.
     const batched = batchSize > 0;
+    const parallel = !batched && this.engines.length > 1 && request.durationSeconds >= (this.options.longFileSeconds ?? 0);
     const windows = planChunks(
       request.durationSeconds,
-      batched ? this.options.chunkSeconds : this.windowSeconds(request.durationSeconds),
+      parallel ? this.windowSeconds(request.durationSeconds) : this.options.chunkSeconds,
       this.options.overlapSeconds,
     );
     const lastIndex = windows.length - 1;
@@ -167,7 +172,7 @@ export class LocalTranscriber implements Transcriber {
             model_dir: modelDir,
             compute_type: this.options.computeType,
             device: this.options.device ?? "cpu",
-            threads: batched ? this.options.threads : this.engineThreads,
+            threads: parallel ? this.engineThreads : this.options.threads,
             batch_size: batchSize,
             beam_size: this.options.beamSize,
             audio: request.audioPath,
@@ -210,7 +215,7 @@ export class LocalTranscriber implements Transcriber {
       await request.onChunk?.(chunk, windows.length);
       return chunk;
     };
-    const engines = batched ? [this.engine] : this.engines.slice(0, Math.min(this.engines.length, todo.length));
+    const engines = parallel ? this.engines.slice(0, Math.min(this.engines.length, todo.length)) : [this.engine];
     try {
       if (engines.length <= 1) {
         for (const window of todo) chunks.push(await store(await runWindow(this.engine, window, window.index === lastIndex)));
@@ -265,9 +270,10 @@ export class LocalTranscriber implements Transcriber {
 
   /** 0: sequential decoding; otherwise the batch size for this file. */
   private batchSizeFor(model: string, durationSeconds: number): number {
-    const { batchSize = 0, batchedFromSeconds = 0, device = "cpu", threads } = this.options;
+    const { batchSize = 0, longFileSeconds = 0, device = "cpu", threads } = this.options;
     if (batchSize === 0) return 0;
-    if (!useBatched(durationSeconds, 1, batchedFromSeconds)) return 0;
+    // A GPU decodes batched whatever the length (issue 21: float16, batched); the threshold is the CPU's.
+    if (device === "cpu" && !useBatched(durationSeconds, 1, longFileSeconds)) return 0;
     if (batchSize !== "auto") return batchSize;
     // On a GPU the batch lives in GPU memory, which Node cannot see; 16 is what faster-whisper sizes for.
     const freeMemoryBytes = device === "cuda" ? Number.MAX_SAFE_INTEGER : freemem();
