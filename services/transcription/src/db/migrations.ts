@@ -106,9 +106,10 @@ export const migrations: Migrations = {
       await sql`alter table transcription_jobs add column kind text not null default 'transcribe' check (kind in ('transcribe', 'diarize'))`.execute(db);
     },
   },
-  // Worker pools (decision 0021): each job names the pool whose workers may lease it,
-  // set from its model when it is created; jobs already queued stay on the CPU pool.
-  "0003_worker_pools": {
+  // Worker pools (decision 0021): each job names the pool whose workers may lease it, set
+  // from its model when it is created; jobs already queued stay on the CPU pool. Numbered
+  // after 0003_engine_status and 0004_revisions_and_search, which other branches add.
+  "0005_worker_pools": {
     async up(db: Kysely<any>) {
       await sql`alter table transcription_jobs add column pool text not null default 'cpu' check (pool in ('cpu', 'gpu'))`.execute(db);
       await sql`
