@@ -21,6 +21,8 @@ export const benchmarks = {
   engine: "bench/transcription/engine-speed.ts",
   overhead: "bench/pipeline/overhead.ts",
   parallel: "bench/transcription/parallel.ts",
+  // About 25 minutes on 2 cores (an hour of audio three ways): --only leaves it out when time is short.
+  batched: "bench/transcription/batched.ts",
   api: "bench/api/api.ts",
   upload: "bench/upload/upload.ts",
   exports: "bench/exports/exports.ts",

@@ -23,6 +23,7 @@ import {
 } from "./sections.js";
 import { searchSection } from "./search-section.js";
 import { studiesSection } from "./studies.js";
+import { batchedSection } from "./batched.js";
 
 export const docPath = path.join(repoRoot, "docs", "benchmarks.md");
 const SOAK = /<!-- soak:start -->[\s\S]*?<!-- soak:end -->/;
@@ -54,6 +55,7 @@ export function render(current: string | undefined): string {
     overheadSection(load("overhead")),
     engineSection(load("engine")),
     parallelSection(load("parallel")),
+    batchedSection(load("batched")),
     apiSection(load("api")),
     uploadSection(load("upload")),
     exportsSection(load("exports")),

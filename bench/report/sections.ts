@@ -269,7 +269,7 @@ process (or \`WORKER_CONCURRENCY=2\`) could not make one long file faster: a job
 worker now has \`TRANSCRIBE_PARALLEL_WINDOWS\`: with 2, a job's windows are shared by two engine processes,
 each with half of \`WHISPER_THREADS\` (decision 0015). This benchmark runs the same file through the
 worker's engine adapter (\`LocalTranscriber\`, the code a job runs) both ways — **1 engine × 2 threads**
-(the default) and **2 engines × 1 thread** — with the same windows, model, beam and compute type;
+(the default until decision 0026) and **2 engines × 1 thread** (the default for files of 240 s or more since) — with the same windows, model, beam and compute type;
 pairs alternate which goes first. Reported: wall time, the speedup pair by pair (median), CPU seconds,
 and the word error rate of each against the script, to show that splitting the work changes nothing in
 the transcript. The rest of a job (upload, media, queue) is the same either way: benchmark 1 measures it.

@@ -6,10 +6,17 @@ import { stringify } from "yaml";
 import { checkPolicy, pinnedImage } from "./policy.js";
 import { helmLint, type Manifest, productionValues, render, toolsMissing, validate } from "./tools.js";
 
+const gpuPoolValues = path.join(import.meta.dirname, "values-gpu-pool.yaml");
 const valueSets = [
   { name: "default values", values: [] as string[] },
   { name: "values-production.yaml", values: [productionValues] },
+  { name: "the GPU worker pool", values: [gpuPoolValues] },
+  { name: "values-production.yaml with the GPU worker pool", values: [productionValues, gpuPoolValues] },
 ];
+
+type EnvItem = { name: string; value?: string; valueFrom?: { secretKeyRef: { key: string } } };
+const envOf = (deployment: Manifest) =>
+  Object.fromEntries((deployment.spec.template.spec.containers[0].env as EnvItem[]).map((e) => [e.name, e.value ?? `secret:${e.valueFrom?.secretKeyRef.key}`]));
 
 describe.skipIf(toolsMissing)("charts/transcribe", () => {
   for (const { name, values } of valueSets) {
@@ -106,6 +113,59 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
       });
     });
   }
+
+  describe("the GPU worker pool (decision 0026)", () => {
+    it("is off by default: one worker pool taking every job", () => {
+      const { manifests } = render();
+      expect(manifests.some((m) => m.metadata.name.endsWith("-transcription-gpu-worker"))).toBe(false);
+      const worker = manifests.find((m) => m.kind === "Deployment" && m.metadata.name.endsWith("-transcription-worker"))!;
+      expect(envOf(worker).WORKER_POOL).toBeUndefined();
+      const scaled = manifests.filter((m) => m.kind === "ScaledObject");
+      expect(scaled).toHaveLength(1);
+      expect(scaled[0]!.spec.triggers[0].metadata.query).not.toContain("pool");
+    });
+
+    it("runs on GPU nodes with a GPU each, leases only large-model jobs, and scales on their queue from zero", () => {
+      const { manifests } = render({ values: [gpuPoolValues] });
+      const deployment = (suffix: string) => manifests.find((m) => m.kind === "Deployment" && m.metadata.name.endsWith(suffix))!;
+      const gpu = deployment("-transcription-gpu-worker");
+      const cpu = deployment("-transcription-worker");
+      const pod = gpu.spec.template.spec;
+      expect(pod.containers[0].resources.limits["nvidia.com/gpu"]).toBe(1);
+      expect(pod.nodeSelector).toEqual({ "nvidia.com/gpu.present": "true" });
+      expect(pod.tolerations).toEqual([{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
+      expect(envOf(gpu)).toMatchObject({ WORKER_POOL: "gpu", WHISPER_DEVICE: "cuda", SERVICE_KEY: "secret:SERVICE_KEY_TRANSCRIPTION_WORKER" });
+      expect(envOf(cpu)).toMatchObject({ WORKER_POOL: "cpu" });
+      expect(envOf(cpu).WHISPER_DEVICE).toBeUndefined();
+      // The same program as the CPU worker, with the models volume and the drain's grace period.
+      expect(pod.containers[0].image).toBe(cpu.spec.template.spec.containers[0].image);
+      expect(pod.terminationGracePeriodSeconds).toBe(cpu.spec.template.spec.terminationGracePeriodSeconds);
+      expect(pod.volumes.map((v: { name: string }) => v.name)).toContain("models");
+
+      const scaled = manifests.filter((m) => m.kind === "ScaledObject");
+      const of = (target: Manifest) => scaled.find((s) => s.spec.scaleTargetRef.name === target.metadata.name)!;
+      expect(of(gpu).spec.minReplicaCount).toBe(0);
+      expect(of(gpu).spec.triggers[0].metadata.query).toMatch(/ and pool = 'gpu'$/);
+      expect(of(cpu).spec.triggers[0].metadata.query).toMatch(/ and pool = 'cpu'$/);
+      expect(gpu.spec.replicas).toBeUndefined();
+    });
+
+    it("refuses a GPU pool whose workers ask for no GPU", async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), "chart-values-"));
+      try {
+        const file = path.join(dir, "values.yaml");
+        await writeFile(
+          file,
+          stringify({ services: { "transcription-gpu-worker": { enabled: true, resources: { requests: { cpu: "2", memory: "8Gi" }, limits: { memory: "16Gi", "nvidia.com/gpu": 0 } } } } }),
+        );
+        const lint = helmLint([file]);
+        expect(lint.ok).toBe(false);
+        expect(lint.output).toContain("/services/transcription-gpu-worker/resources/limits/nvidia.com~1gpu': minimum: got 0, want 1");
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  });
 
   describe("refuses values it cannot install", () => {
     let dir: string;

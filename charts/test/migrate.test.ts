@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { createTestDatabase } from "@transcribe/platform/testing";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { render, repoRoot, toolsMissing } from "./tools.js";
+import path from "node:path";
+import { type Manifest, render, repoRoot, toolsMissing } from "./tools.js";
 
 /** deploy/migrate.ts as the migrations Job runs it: node --import tsx, env only. */
 function migrate(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -64,23 +65,25 @@ describe("the migrations Job's command (deploy/migrate.ts)", () => {
     expect(down.output).toMatch(/^migrate: blog: .*ECONNREFUSED/m);
   });
 
-  it.skipIf(toolsMissing)("gives KEDA a queue depth that counts runnable and held jobs only", { timeout: 120_000 }, async () => {
+  it.skipIf(toolsMissing)("gives KEDA a queue depth that counts runnable and held jobs only, per worker pool", { timeout: 120_000 }, async () => {
     const database = await createTestDatabase("migrate_transcription");
     drops.push(() => database.drop());
     const result = await migrate({ SERVICE: "transcription", DATABASE_URL: database.url });
     expect(result.code, result.output).toBe(0);
 
-    const jobs: Array<{ status: string; runAfter: string; owner: string | null; counted: boolean }> = [
-      { status: "pending", runAfter: "now() - interval '1 second'", owner: null, counted: true },
-      { status: "processing", runAfter: "now()", owner: null, counted: true },
-      { status: "transcribing", runAfter: "now() - interval '1 minute'", owner: "worker-a", counted: true },
+    const jobs: Array<{ status: string; runAfter: string; owner: string | null; counted: boolean; pool: "cpu" | "gpu" }> = [
+      { status: "pending", runAfter: "now() - interval '1 second'", owner: null, counted: true, pool: "cpu" },
+      { status: "processing", runAfter: "now()", owner: null, counted: true, pool: "cpu" },
+      { status: "transcribing", runAfter: "now() - interval '1 minute'", owner: "worker-a", counted: true, pool: "cpu" },
       // Held by a worker even though its retry time lies ahead (it was leased before).
-      { status: "transcribing", runAfter: "now() + interval '1 hour'", owner: "worker-b", counted: true },
+      { status: "transcribing", runAfter: "now() + interval '1 hour'", owner: "worker-b", counted: true, pool: "gpu" },
+      { status: "pending", runAfter: "now()", owner: null, counted: true, pool: "gpu" },
       // Waiting out a retry's backoff: counted again once the delay ends.
-      { status: "pending", runAfter: "now() + interval '5 minutes'", owner: null, counted: false },
-      { status: "completed", runAfter: "now()", owner: null, counted: false },
-      { status: "failed", runAfter: "now()", owner: null, counted: false },
-      { status: "cancelled", runAfter: "now()", owner: null, counted: false },
+      { status: "pending", runAfter: "now() + interval '5 minutes'", owner: null, counted: false, pool: "cpu" },
+      { status: "pending", runAfter: "now() + interval '5 minutes'", owner: null, counted: false, pool: "gpu" },
+      { status: "completed", runAfter: "now()", owner: null, counted: false, pool: "cpu" },
+      { status: "failed", runAfter: "now()", owner: null, counted: false, pool: "gpu" },
+      { status: "cancelled", runAfter: "now()", owner: null, counted: false, pool: "cpu" },
     ];
     for (const job of jobs) {
       const transcription = randomUUID();
@@ -92,14 +95,25 @@ describe("the migrations Job's command (deploy/migrate.ts)", () => {
       );
       await query(
         database.url,
-        `insert into transcription_jobs (id, transcription_id, user_id, settings, engine_model, status, max_attempts, run_after, lease_owner, lease_expires_at)
-         values ($1, $2, 'u', '{}', 'tiny.en', $3, 4, ${job.runAfter}, $4::text, case when $4::text is null then null else now() + interval '30 seconds' end)`,
-        [randomUUID(), transcription, job.status, job.owner],
+        `insert into transcription_jobs (id, transcription_id, user_id, settings, engine_model, status, max_attempts, run_after, lease_owner, lease_expires_at, pool)
+         values ($1, $2, 'u', '{}', $5, $3, 4, ${job.runAfter}, $4::text, case when $4::text is null then null else now() + interval '30 seconds' end, $6)`,
+        [randomUUID(), transcription, job.status, job.owner, job.pool === "gpu" ? "large-v3" : "tiny.en", job.pool],
       );
     }
-    const scaled = render().manifests.find((m) => m.kind === "ScaledObject")!;
-    const trigger = scaled.spec.triggers[0].metadata as { query: string };
-    const [row] = await query<{ count: string }>(database.url, trigger.query);
-    expect(Number(row!.count)).toBe(jobs.filter((j) => j.counted).length);
+    const count = async (scaled: Manifest) => {
+      const [row] = await query<{ count: string }>(database.url, (scaled.spec.triggers[0].metadata as { query: string }).query);
+      return Number(row!.count);
+    };
+    const counted = (pool?: "cpu" | "gpu") => jobs.filter((j) => j.counted && (!pool || j.pool === pool)).length;
+    // One pool (the default): the CPU workers take every job, so they scale on all of them.
+    const single = render().manifests.filter((m) => m.kind === "ScaledObject");
+    expect(single).toHaveLength(1);
+    expect(await count(single[0]!)).toBe(counted());
+    // With the GPU pool, each pool's trigger counts the jobs its workers lease.
+    const pools = render({ values: [path.join(import.meta.dirname, "values-gpu-pool.yaml")] }).manifests.filter((m) => m.kind === "ScaledObject");
+    const of = (suffix: string) => pools.find((s) => s.spec.scaleTargetRef.name.endsWith(suffix))!;
+    expect(await count(of("-transcription-worker"))).toBe(counted("cpu"));
+    expect(await count(of("-transcription-gpu-worker"))).toBe(counted("gpu"));
+    expect(counted("gpu")).toBe(2);
   });
 });

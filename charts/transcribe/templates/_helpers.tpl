@@ -12,16 +12,21 @@ KEDA trigger all agree on addresses and Secret keys.
 {{- end -}}
 {{- end -}}
 
-{{/* The components in a fixed order; transcription-worker shares transcription's database. */}}
+{{/* The components in a fixed order; the workers share transcription's database. The GPU pool is optional. */}}
 {{- define "transcribe.components" -}}
-bff auth media transcription transcription-worker billing export blog notifier webhooks
+bff auth media transcription transcription-worker{{ if (index .Values.services "transcription-gpu-worker").enabled }} transcription-gpu-worker{{ end }} billing export blog notifier webhooks
+{{- end -}}
+
+{{/* The worker components (the CPU pool and, when enabled, the GPU pool): same program, same identity. */}}
+{{- define "transcribe.isWorker" -}}
+{{- if has . (list "transcription-worker" "transcription-gpu-worker") }}true{{ end -}}
 {{- end -}}
 
 {{/* The database a component uses, or "" for none. */}}
 {{- define "transcribe.databaseOf" -}}
 {{- $name := .name -}}
 {{- if eq $name "bff" -}}
-{{- else if eq $name "transcription-worker" -}}transcription
+{{- else if include "transcribe.isWorker" $name -}}transcription
 {{- else -}}{{ $name }}
 {{- end -}}
 {{- end -}}
@@ -154,8 +159,9 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- $_ := set $env "S3_FORCE_PATH_STYLE" (toString $s3.forcePathStyle) -}}
 {{- $_ := set $env "DATA_DIR" "/var/lib/transcribe" -}}
 {{- $_ := set $env "MEDIA_WORK_DIR" "/var/lib/transcribe/work" -}}
-{{- else if or (eq $name "transcription") (eq $name "transcription-worker") -}}
+{{- else if or (eq $name "transcription") (include "transcribe.isWorker" $name) -}}
 {{- $worker := index $v.services "transcription-worker" -}}
+{{- $gpuPool := (index $v.services "transcription-gpu-worker").enabled -}}
 {{- $_ := set $env "MEDIA_URL" (include "transcribe.url" (dict "root" $root "name" "media")) -}}
 {{- $_ := set $env "DATA_DIR" "/var/lib/transcribe" -}}
 {{- $_ := set $env "WHISPER_MODELS_DIR" "/var/lib/transcribe/models" -}}
@@ -163,7 +169,14 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- if eq $name "transcription" -}}
 {{- $_ := set $env "BILLING_URL" (include "transcribe.url" (dict "root" $root "name" "billing")) -}}
 {{- else -}}
-{{- $_ := set $env "WORKER_CONCURRENCY" (toString $worker.concurrency) -}}
+{{- $_ := set $env "WORKER_CONCURRENCY" (toString $svc.concurrency) -}}
+{{- /* With a GPU pool each worker leases only its pool's jobs (decision 0026); without one the CPU workers take every job. */ -}}
+{{- if eq $name "transcription-gpu-worker" -}}
+{{- $_ := set $env "WORKER_POOL" "gpu" -}}
+{{- $_ := set $env "WHISPER_DEVICE" "cuda" -}}
+{{- else if $gpuPool -}}
+{{- $_ := set $env "WORKER_POOL" "cpu" -}}
+{{- end -}}
 {{- /* The root filesystem is read-only: the engine's Python and the Hub client keep their caches under /tmp. */ -}}
 {{- $_ := set $env "HOME" "/tmp" -}}
 {{- $_ := set $env "WORKER_DRAIN_SECONDS" (toString $worker.drainSeconds) -}}
@@ -206,7 +219,7 @@ a feature off.
 {{- $_ := set $keys "POSTHOG_KEY" false -}}
 {{- else if eq $name "media" -}}
 {{- range $k := list "S3_ACCESS_KEY_ID" "S3_SECRET_ACCESS_KEY" "STORAGE_NOTIFICATION_TOKEN" -}}{{- $_ := set $keys $k false -}}{{- end -}}
-{{- else if or (eq $name "transcription") (eq $name "transcription-worker") -}}
+{{- else if or (eq $name "transcription") (include "transcribe.isWorker" $name) -}}
 {{- range $k := list "GROQ_API_KEY" "ELEVENLABS_API_KEY" -}}{{- $_ := set $keys $k false -}}{{- end -}}
 {{- else if eq $name "bff" -}}
 {{- $_ := set $keys "GROQ_API_KEY" false -}}
@@ -242,7 +255,9 @@ a feature off.
 {{- end -}}
 {{- /* The service's own signing key and every trusted caller's public key (decision 0023). */ -}}
 {{- $keysSecret := include "transcribe.serviceKeysSecret" .root -}}
-{{- $ownKey := printf "SERVICE_KEY_%s" (.name | replace "-" "_" | upper) -}}
+{{- /* The GPU pool runs the worker's program and signs as the worker. */ -}}
+{{- $identity := ternary "transcription-worker" .name (eq .name "transcription-gpu-worker") -}}
+{{- $ownKey := printf "SERVICE_KEY_%s" ($identity | replace "-" "_" | upper) -}}
 {{- $items = append $items (dict "name" "SERVICE_KEY" "valueFrom" (dict "secretKeyRef" (dict "name" $keysSecret "key" $ownKey))) -}}
 {{- if ne .name "bff" -}}
 {{- $items = append $items (dict "name" "SERVICE_PUBLIC_KEYS" "valueFrom" (dict "secretKeyRef" (dict "name" $keysSecret "key" "SERVICE_PUBLIC_KEYS"))) -}}
@@ -275,4 +290,15 @@ counted again once their delay ends. Matches leaseJob in services/transcription/
 */}}
 {{- define "transcribe.queueDepthQuery" -}}
 select count(*) from transcription_jobs where status in ('pending', 'processing', 'transcribing') and (run_after <= now() or lease_owner is not null)
+{{- end -}}
+
+{{/*
+The queue of one worker pool (decision 0026): the same count, limited to the jobs the
+pool's workers lease (WORKER_POOL). Without a GPU pool the CPU workers take every job, so
+their queue is the whole queue.
+*/}}
+{{- define "transcribe.poolQueueDepthQuery" -}}
+{{- $gpuPool := (index .root.Values.services "transcription-gpu-worker").enabled -}}
+{{- include "transcribe.queueDepthQuery" .root -}}
+{{- if eq .name "transcription-gpu-worker" }} and pool = 'gpu'{{ else if $gpuPool }} and pool = 'cpu'{{ end -}}
 {{- end -}}

@@ -8,14 +8,17 @@ guard, retries, time limits) lives in TypeScript; this file only runs the model.
 
 Requests (each carries an "id" that the replies repeat):
   {"op": "ping"}
-  {"op": "load", "model_dir": "/path", "compute_type": "int8", "threads": 2}
+  {"op": "load", "model_dir": "/path", "compute_type": "int8", "threads": 2, "device": "cpu" | "cuda"}
+  {"op": "device", "device": "cuda", "compute_type": "float16"}   (can this process run there?)
   {"op": "download", "name": "base", "repo": "Systran/faster-whisper-base", "output_dir": "/path"}
   {"op": "transcribe", "model_dir": "/path", "audio": "/path/file", "start": 0.0, "end": 30.0,
    "language": "en" | null, "task": "transcribe" | "translate", "temperature": 0.0,
-   "prompt": null, "beam_size": 1, "vad": true}
+   "prompt": null, "beam_size": 1, "vad": true, "batch_size": 0, "device": "cpu"}
+  (batch_size > 0: faster-whisper's BatchedInferencePipeline, VAD-cut segments decoded
+  that many at a time; 0: one 30-second window after another.)
 Replies:
   {"id": ..., "ok": true, "result": {...}}
-  {"id": ..., "ok": false, "error": {"kind": "not_found" | "bad_audio" | "bad_request" | "engine", "message": "..."}}
+  {"id": ..., "ok": false, "error": {"kind": "not_found" | "bad_audio" | "bad_request" | "no_device" | "engine", "message": "..."}}
   {"id": ..., "event": "progress", ...}   (download progress, any number before the reply)
 """
 
@@ -53,17 +56,44 @@ def log(message: str) -> None:
 _models: dict = {}
 
 
-def load_model(model_dir: str, compute_type: str = "int8", threads: int = 0):
-    key = (os.path.realpath(model_dir), compute_type, threads)
+def check_device(device: str, compute_type: str) -> dict:
+    """Whether CTranslate2 can run on `device` with `compute_type` here; EngineError("no_device") if not."""
+    if device == "cpu":
+        return {"device": "cpu", "count": 1}
+    if device != "cuda":
+        raise EngineError("bad_request", f"Unknown device {device!r} (cpu or cuda)")
+    try:
+        import ctranslate2
+
+        count = ctranslate2.get_cuda_device_count()
+    except Exception as error:  # a CTranslate2 build without CUDA, or a broken driver library
+        raise EngineError("no_device", f"CTranslate2 cannot use CUDA here: {type(error).__name__}: {error}") from error
+    if count < 1:
+        raise EngineError(
+            "no_device",
+            "No CUDA GPU is visible to CTranslate2 (no NVIDIA driver, no device, or CUDA_VISIBLE_DEVICES hides it)",
+        )
+    try:
+        supported = ctranslate2.get_supported_compute_types("cuda")
+    except Exception as error:  # libcublas / libcudnn missing or of the wrong major version
+        raise EngineError("no_device", f"The CUDA libraries CTranslate2 needs cannot be loaded: {error}") from error
+    if compute_type not in supported:
+        raise EngineError("no_device", f"The GPU cannot compute in {compute_type} (it supports {', '.join(sorted(supported))})")
+    return {"device": "cuda", "count": count, "compute_types": sorted(supported)}
+
+
+def load_model(model_dir: str, compute_type: str = "int8", threads: int = 0, device: str = "cpu"):
+    key = (os.path.realpath(model_dir), compute_type, threads, device)
     if key in _models:
         return _models[key], 0.0
     if not os.path.isfile(os.path.join(model_dir, "model.bin")):
         raise EngineError("not_found", f"No model.bin in {model_dir}")
+    check_device(device, compute_type)
     from faster_whisper import WhisperModel
 
     started = time.monotonic()
     try:
-        model = WhisperModel(model_dir, device="cpu", compute_type=compute_type, cpu_threads=threads)
+        model = WhisperModel(model_dir, device=device, compute_type=compute_type, cpu_threads=threads)
     except Exception as error:  # a truncated or foreign file fails here
         raise EngineError("bad_model", f"Cannot load the Whisper model in {model_dir}: {error}") from error
     # One model at a time: a worker switching models should not hold both in memory.
@@ -106,11 +136,70 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def sequential_transcribe(model, samples, request: dict, language, task: str, temperatures):
+    return model.transcribe(
+        samples,
+        language=language,
+        task=task,
+        beam_size=int(request.get("beam_size") or 1),
+        temperature=temperatures,
+        initial_prompt=request.get("prompt") or None,
+        word_timestamps=True,
+        vad_filter=bool(request.get("vad", True)),
+        vad_parameters={"min_silence_duration_ms": 500},
+        # Hallucination and loop guards at the source: no conditioning on the previous
+        # window's text (the usual cause of runaway repetition), Whisper's compression and
+        # log-probability fallbacks, and skipping of silent stretches.
+        condition_on_previous_text=False,
+        compression_ratio_threshold=2.4,
+        log_prob_threshold=-1.0,
+        no_speech_threshold=0.6,
+        hallucination_silence_threshold=2.0,
+        no_repeat_ngram_size=0,
+    )
+
+
+_batched: dict = {}
+
+
+def batched_transcribe(model, samples, request: dict, language, task: str, temperatures, batch_size: int):
+    """VAD cuts the audio into speech stretches of at most 30 s; those are decoded
+    `batch_size` at a time. Each stretch is decoded on its own, never conditioned on the
+    one before (so no runaway repetition across them); the TypeScript guard still checks
+    every segment."""
+    from faster_whisper import BatchedInferencePipeline
+
+    pipeline = _batched.get(id(model))
+    if pipeline is None:
+        _batched.clear()
+        pipeline = _batched[id(model)] = BatchedInferencePipeline(model)
+    return pipeline.transcribe(
+        samples,
+        language=language,
+        task=task,
+        beam_size=int(request.get("beam_size") or 1),
+        temperature=temperatures,
+        initial_prompt=request.get("prompt") or None,
+        word_timestamps=True,
+        # Without VAD the pipeline has nothing to cut by: it always uses it.
+        vad_filter=True,
+        vad_parameters={"min_silence_duration_ms": 500},
+        condition_on_previous_text=False,
+        compression_ratio_threshold=2.4,
+        log_prob_threshold=-1.0,
+        no_speech_threshold=0.6,
+        no_repeat_ngram_size=0,
+        batch_size=batch_size,
+    )
+
+
 def transcribe(request: dict) -> dict:
     cpu_started = cpu_seconds()
     compute_type = request.get("compute_type") or "int8"
     threads = int(request.get("threads") or 0)
-    model, load_seconds = load_model(request["model_dir"], compute_type, threads)
+    device = request.get("device") or "cpu"
+    model, load_seconds = load_model(request["model_dir"], compute_type, threads, device)
+    batch_size = int(request.get("batch_size") or 0)
     start = float(request.get("start") or 0.0)
     end = request.get("end")
     end = None if end is None else float(end)
@@ -143,26 +232,10 @@ def transcribe(request: dict) -> dict:
     temperature = float(request.get("temperature") or 0.0)
     # Fallback to higher temperatures only above the requested one (Whisper's own scheme).
     temperatures = [t for t in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0) if t >= temperature] or [temperature]
-    segments, info = model.transcribe(
-        samples,
-        language=language,
-        task=task,
-        beam_size=int(request.get("beam_size") or 1),
-        temperature=temperatures,
-        initial_prompt=request.get("prompt") or None,
-        word_timestamps=True,
-        vad_filter=bool(request.get("vad", True)),
-        vad_parameters={"min_silence_duration_ms": 500},
-        # Hallucination and loop guards at the source: no conditioning on the previous
-        # window's text (the usual cause of runaway repetition), Whisper's compression and
-        # log-probability fallbacks, and skipping of silent stretches.
-        condition_on_previous_text=False,
-        compression_ratio_threshold=2.4,
-        log_prob_threshold=-1.0,
-        no_speech_threshold=0.6,
-        hallucination_silence_threshold=2.0,
-        no_repeat_ngram_size=0,
-    )
+    if batch_size > 0:
+        segments, info = batched_transcribe(model, samples, request, language, task, temperatures, batch_size)
+    else:
+        segments, info = sequential_transcribe(model, samples, request, language, task, temperatures)
     out = []
     for segment in segments:
         out.append(
@@ -256,8 +329,12 @@ def handle(request: dict):
 
         return {"faster_whisper": faster_whisper.__version__, "ctranslate2": ctranslate2.__version__, "pid": os.getpid()}
     if op == "load":
-        model, seconds = load_model(request["model_dir"], request.get("compute_type") or "int8", int(request.get("threads") or 0))
+        model, seconds = load_model(
+            request["model_dir"], request.get("compute_type") or "int8", int(request.get("threads") or 0), request.get("device") or "cpu"
+        )
         return {"load_seconds": seconds, "multilingual": model.model.is_multilingual}
+    if op == "device":
+        return check_device(request.get("device") or "cpu", request.get("compute_type") or "float16")
     if op == "transcribe":
         return transcribe(request)
     if op == "download":

@@ -31,7 +31,8 @@ export const transcriptionConfig = z.object({
   /** The product's data directory; models are looked for (and downloaded) in <DATA_DIR>/models. */
   DATA_DIR: z.string().default(".data"),
   WHISPER_DOWNLOAD: env.boolean(true),
-  WHISPER_COMPUTE_TYPE: z.enum(["int8", "int8_float32", "float32", "int16"]).default("int8"),
+  /** Default int8 on the CPU, float16 on CUDA (WHISPER_DEVICE). */
+  WHISPER_COMPUTE_TYPE: z.enum(["int8", "int8_float32", "float32", "int16", "float16", "int8_float16", "bfloat16"]).optional(),
   WHISPER_THREADS: z.coerce.number().int().min(0).default(0),
   WHISPER_BEAM_SIZE: z.coerce.number().int().min(1).max(10).default(5),
   /** The diarizer's speaker-encoder weights (Resemblyzer's wheel); default <WHISPER_MODELS_DIR or DATA_DIR/models>/speaker-encoder/. */
@@ -74,10 +75,25 @@ export const workerConfig = transcriptionConfig.extend({
   TRANSCRIBE_CHUNK_SECONDS: env.positiveInt(300),
   TRANSCRIBE_CHUNK_OVERLAP_SECONDS: z.coerce.number().min(0).default(5),
   /**
-   * Windows of one long file transcribed at once, each by its own engine process with
-   * WHISPER_THREADS (or every core) shared among them; 1 runs them one after another.
+   * Windows of one long file (TRANSCRIBE_LONG_FILE_SECONDS) transcribed at once, each by
+   * its own engine process with WHISPER_THREADS (or every core) shared among them; 1 runs
+   * them one after another. Default 2: the fastest way to decode long files here with no
+   * loss of accuracy (docs/benchmarks.md §3b, decision 0026), for one more model in memory.
    */
-  TRANSCRIBE_PARALLEL_WINDOWS: env.positiveInt(1),
+  TRANSCRIBE_PARALLEL_WINDOWS: env.positiveInt(2),
+  /** Files at least this long take the long-file path (parallel windows, or batched decoding); shorter ones one engine. */
+  TRANSCRIBE_LONG_FILE_SECONDS: z.coerce.number().min(0).default(240),
+  /** Where CTranslate2 runs: cpu, or cuda (the worker refuses to start when the GPU or its libraries are missing). */
+  WHISPER_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
+  /**
+   * Batched decoding of long files (decision 0026): VAD-cut stretches decoded this many at
+   * once; "auto" chooses from the threads and free memory (8 on 2 cores with base); 0 off.
+   * Default: off on the CPU (its WER was worse than the rule allows, docs/benchmarks.md §3b),
+   * auto on CUDA.
+   */
+  WHISPER_BATCH_SIZE: z.union([z.literal("auto"), z.coerce.number().int().min(0).max(64)]).optional(),
+  /** Lease only this pool's jobs (cpu or gpu); unset: every job (decision 0026). */
+  WORKER_POOL: z.enum(["cpu", "gpu"]).optional(),
   /** A job may run for 120 s + duration × this factor; a chunk for max(60 s, its duration × this factor). */
   TRANSCRIBE_TIME_FACTOR: z.coerce.number().positive().default(4),
 });
@@ -93,6 +109,16 @@ export function checkDrain(config: { WORKER_DRAIN_SECONDS: number; SHUTDOWN_GRAC
       `WORKER_DRAIN_SECONDS: must be shorter than SHUTDOWN_GRACE_MS (${config.SHUTDOWN_GRACE_MS} ms), which must leave time to hand unfinished jobs back`,
     ]);
   }
+}
+
+/** The compute type the engine loads models in: WHISPER_COMPUTE_TYPE, or the device's usual one. */
+export function computeType(config: { WHISPER_COMPUTE_TYPE?: string | undefined; WHISPER_DEVICE: "cpu" | "cuda" }): string {
+  return config.WHISPER_COMPUTE_TYPE ?? (config.WHISPER_DEVICE === "cuda" ? "float16" : "int8");
+}
+
+/** WHISPER_BATCH_SIZE, or the device's default: off on the CPU, chosen from the hardware on CUDA. */
+export function batchSize(config: { WHISPER_BATCH_SIZE?: number | "auto" | undefined; WHISPER_DEVICE: "cpu" | "cuda" }): number | "auto" {
+  return config.WHISPER_BATCH_SIZE ?? (config.WHISPER_DEVICE === "cuda" ? "auto" : 0);
 }
 
 export function modelLocations(config: TranscriptionConfig): ModelLocations {

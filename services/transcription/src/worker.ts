@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { commonConfigSchema, ConfigError, createServiceClient, loadConfigOrExit, runService } from "@transcribe/platform";
+import { commonConfigSchema, ConfigError, createLogger, createServiceClient, loadConfigOrExit, runService } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";
-import { checkDrain, modelLocations, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
+import { batchSize, checkDrain, computeType, modelLocations, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
 import type { Db } from "./db/repository.js";
 import { TranscriberError, type Transcriber } from "./domain/transcriber.js";
 import { ElevenLabsTranscriber } from "./engines/cloud/elevenlabs.js";
 import { GroqTranscriber } from "./engines/cloud/groq.js";
+import { deviceProblem } from "./engines/local/device-check.js";
 import { LocalTranscriber } from "./engines/local/local-transcriber.js";
 import { EngineStateMonitor } from "./worker/engine-state.js";
 import { JobRunner } from "./worker/job-runner.js";
@@ -24,6 +25,22 @@ try {
   if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(`transcription-worker: ${error.message}\n`);
   process.exit(1);
+}
+
+// A GPU worker without a usable GPU refuses to start (exit 1, the reason named), before
+// it leases a job it could only fail.
+{
+  const device = loadConfigOrExit(
+    "transcription-worker",
+    workerConfig.pick({ WHISPER_DEVICE: true, WHISPER_COMPUTE_TYPE: true, WHISPER_PYTHON: true }),
+  );
+  if (device.WHISPER_DEVICE === "cuda") {
+    const problem = await deviceProblem(device.WHISPER_PYTHON, "cuda", computeType(device), createLogger("transcription-worker", "warn"));
+    if (problem) {
+      process.stderr.write(`transcription-worker: WHISPER_DEVICE=cuda, but the GPU cannot be used: ${problem}\n`);
+      process.exit(1);
+    }
+  }
 }
 
 // The worker is its own process so it scales apart from the API; it shares the
@@ -57,13 +74,16 @@ await runService({
           return new LocalTranscriber({
             python: config.WHISPER_PYTHON,
             locations,
-            computeType: config.WHISPER_COMPUTE_TYPE,
+            computeType: computeType(config),
+            device: config.WHISPER_DEVICE,
             threads: config.WHISPER_THREADS,
             beamSize: config.WHISPER_BEAM_SIZE,
             chunkSeconds: config.TRANSCRIBE_CHUNK_SECONDS,
             overlapSeconds: config.TRANSCRIBE_CHUNK_OVERLAP_SECONDS,
             chunkTimeFactor: config.TRANSCRIBE_TIME_FACTOR,
             parallelWindows: config.TRANSCRIBE_PARALLEL_WINDOWS,
+            batchSize: batchSize(config),
+            longFileSeconds: config.TRANSCRIBE_LONG_FILE_SECONDS,
             logger,
           });
         }
@@ -88,6 +108,7 @@ await runService({
         timeFactor: config.TRANSCRIBE_TIME_FACTOR,
         concurrency: config.WORKER_CONCURRENCY,
         drainMs: config.WORKER_DRAIN_SECONDS * 1000,
+        pool: config.WORKER_POOL,
       },
     });
     return {

@@ -220,5 +220,16 @@ export const migrations: Migrations = {
         join transcription_segments s on s.result_id = r.id`.execute(db);
     },
   },
+  // Worker pools (decision 0026): each job names the pool whose workers may lease it, set
+  // from its model when it is created; jobs already queued stay on the CPU pool. Numbered
+  // after 0003_engine_status and 0004_revisions_and_search, which other branches add.
+  "0005_worker_pools": {
+    async up(db: Kysely<any>) {
+      await sql`alter table transcription_jobs add column pool text not null default 'cpu' check (pool in ('cpu', 'gpu'))`.execute(db);
+      await sql`
+        create index transcription_jobs_runnable_pool on transcription_jobs (pool, run_after)
+        where status in ('pending','processing','transcribing')`.execute(db);
+    },
+  },
 };
 

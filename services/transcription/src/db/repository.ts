@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
+import { poolFor, type Pool } from "../domain/pools.js";
 import type { JobSettings } from "../domain/settings.js";
 import { predecessorsOf, type Status } from "../domain/status.js";
 import type { ChunkResult, TranscriptResult } from "../domain/transcriber.js";
@@ -87,6 +88,7 @@ export async function insertJob(
       status: "pending",
       max_attempts: job.maxAttempts,
       kind: job.kind ?? "transcribe",
+      pool: poolFor({ provider: job.settings.provider, engineModel: job.engineModel, kind: job.kind }),
       lease_owner: null,
       lease_expires_at: null,
       last_error: null,
@@ -127,7 +129,7 @@ export interface LeasedJob extends JobRow {
  * worker died). `for update skip locked` lets many workers poll without blocking each
  * other; the lease is what keeps a job to one worker while it runs.
  */
-export async function leaseJob(db: Db, owner: string, leaseSeconds: number): Promise<LeasedJob | undefined> {
+export async function leaseJob(db: Db, owner: string, leaseSeconds: number, pool?: Pool): Promise<LeasedJob | undefined> {
   const leased = await sql<JobRow>`
     update transcription_jobs set
       lease_owner = ${owner},
@@ -138,6 +140,7 @@ export async function leaseJob(db: Db, owner: string, leaseSeconds: number): Pro
       where status in ('pending', 'processing', 'transcribing')
         and run_after <= now()
         and (lease_expires_at is null or lease_expires_at < now())
+        and (${pool ?? null}::text is null or pool = ${pool ?? null})
       order by run_after, created_at
       for update skip locked
       limit 1

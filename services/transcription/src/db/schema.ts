@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable } from "kysely";
 import type { Status } from "../domain/status.js";
+import type { Pool } from "../domain/pools.js";
 import type { JobSettings } from "../domain/settings.js";
 import type { Speaker } from "../domain/speakers.js";
 import type { ChangeSummary, EditableSegment } from "../domain/edit-timing.js";
@@ -51,6 +52,8 @@ export interface JobsTable {
   finished_at: Date | null;
   /** transcribe: a full run; diarize: speakers only, on the current result. */
   kind: Generated<"transcribe" | "diarize">;
+  /** The worker pool that may lease it (domain/pools.ts). */
+  pool: Generated<Pool>;
 }
 
 export interface JobChunksTable {

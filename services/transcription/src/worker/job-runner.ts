@@ -1,3 +1,4 @@
+import type { Pool } from "../domain/pools.js";
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
@@ -54,6 +55,8 @@ export interface JobRunnerOptions {
    * rollouts then finish short jobs instead of moving them. 0 hands them back at once.
    */
   drainMs?: number;
+  /** WORKER_POOL: lease only this pool's jobs; unset, every job (decision 0026). */
+  pool?: Pool | undefined;
 }
 
 export interface JobRunnerDeps {
@@ -160,7 +163,7 @@ export class JobRunner {
     while (this.running) {
       let job: LeasedJob | undefined;
       try {
-        job = await leaseJob(this.deps.db, this.owner, this.deps.options.leaseSeconds);
+        job = await leaseJob(this.deps.db, this.owner, this.deps.options.leaseSeconds, this.deps.options.pool);
       } catch (error) {
         this.deps.logger.warn({ err: error, slot }, "could not lease a job");
       }

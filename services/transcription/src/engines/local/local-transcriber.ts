@@ -1,7 +1,8 @@
-import { availableParallelism } from "node:os";
+import { availableParallelism, freemem } from "node:os";
 import path from "node:path";
 import type { Logger } from "@transcribe/platform";
 import { bridgesNeeded, mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
+import { chooseBatchSize, useBatched, type Device } from "../../domain/decoding.js";
 import { guardSegments } from "../../domain/guard.js";
 import {
   TranscriberError,
@@ -33,6 +34,19 @@ export interface LocalTranscriberOptions {
    * share of `threads` (default 1: one engine, windows in order).
    */
   parallelWindows?: number;
+  /** Where CTranslate2 runs (WHISPER_DEVICE); cuda wants computeType float16. */
+  device?: Device;
+  /**
+   * Batched decoding (WHISPER_BATCH_SIZE): VAD-cut stretches decoded this many at once;
+   * "auto" chooses from the threads and free memory; 0 turns it off.
+   */
+  batchSize?: number | "auto";
+  /**
+   * TRANSCRIBE_LONG_FILE_SECONDS: files at least this long are decoded batched (batchSize
+   * above 0) or else by the parallel engines; shorter ones one stretch after another on
+   * one engine with every thread. Default 0: every file.
+   */
+  longFileSeconds?: number;
   logger: Logger;
 }
 
@@ -139,7 +153,15 @@ export class LocalTranscriber implements Transcriber {
     const failed = new AbortController();
     const signal = AbortSignal.any([request.signal, failed.signal]);
     const modelDir = await this.modelDir(request.engineModel, signal);
-    const windows = planChunks(request.durationSeconds, this.windowSeconds(request.durationSeconds), this.options.overlapSeconds);
+    const batchSize = this.batchSizeFor(request.engineModel, request.durationSeconds);
+    // A batched file is one engine with every thread: the batch, not a second process, shares the cores.
+    const batched = batchSize > 0;
+    const parallel = !batched && this.engines.length > 1 && request.durationSeconds >= (this.options.longFileSeconds ?? 0);
+    const windows = planChunks(
+      request.durationSeconds,
+      parallel ? this.windowSeconds(request.durationSeconds) : this.options.chunkSeconds,
+      this.options.overlapSeconds,
+    );
     const lastIndex = windows.length - 1;
     const chunks: ChunkResult[] = [];
     let language = request.language;
@@ -152,7 +174,9 @@ export class LocalTranscriber implements Transcriber {
             op: "transcribe",
             model_dir: modelDir,
             compute_type: this.options.computeType,
-            threads: this.engineThreads,
+            device: this.options.device ?? "cpu",
+            threads: parallel ? this.engineThreads : this.options.threads,
+            batch_size: batchSize,
             beam_size: this.options.beamSize,
             audio: request.audioPath,
             start: window.start,
@@ -194,7 +218,7 @@ export class LocalTranscriber implements Transcriber {
       await request.onChunk?.(chunk, windows.length);
       return chunk;
     };
-    const engines = this.engines.slice(0, Math.min(this.engines.length, todo.length));
+    const engines = parallel ? this.engines.slice(0, Math.min(this.engines.length, todo.length)) : [this.engine];
     try {
       if (engines.length <= 1) {
         for (const window of todo) chunks.push(await store(await runWindow(this.engine, window, window.index === lastIndex)));
@@ -247,6 +271,18 @@ export class LocalTranscriber implements Transcriber {
     };
   }
 
+  /** 0: sequential decoding; otherwise the batch size for this file. */
+  private batchSizeFor(model: string, durationSeconds: number): number {
+    const { batchSize = 0, longFileSeconds = 0, device = "cpu", threads } = this.options;
+    if (batchSize === 0) return 0;
+    // A GPU decodes batched whatever the length (issue 21: float16, batched); the threshold is the CPU's.
+    if (device === "cpu" && !useBatched(durationSeconds, 1, longFileSeconds)) return 0;
+    if (batchSize !== "auto") return batchSize;
+    // On a GPU the batch lives in GPU memory, which Node cannot see; 16 is what faster-whisper sizes for.
+    const freeMemoryBytes = device === "cuda" ? Number.MAX_SAFE_INTEGER : freemem();
+    return chooseBatchSize(model, { device, threads: threads || availableParallelism(), freeMemoryBytes });
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.engines.map((engine) => engine.close()));
   }
@@ -277,6 +313,8 @@ function translate(error: unknown, model: string): Error {
       return new TranscriberError("permanent", `The audio could not be read: ${message}`);
     case "bad_model":
       return new TranscriberError("permanent", `The Whisper model "${model}" on this server is damaged: ${message}`);
+    case "no_device":
+      return new TranscriberError("permanent", `The Whisper engine cannot use its GPU: ${message}`);
     case "not_found":
     case "bad_request":
       return new TranscriberError("permanent", message);

@@ -8,7 +8,7 @@ import { TranscriberError } from "../../domain/transcriber.js";
 export const engineScript = path.resolve(import.meta.dirname, "../../../engine/whisper_engine.py");
 
 export interface EngineFailure {
-  kind: "not_found" | "bad_model" | "bad_audio" | "bad_request" | "engine";
+  kind: "not_found" | "bad_model" | "bad_audio" | "bad_request" | "no_device" | "engine";
   message: string;
 }
 

@@ -1,0 +1,205 @@
+/**
+ * Benchmark: sequential vs parallel windows vs batched decoding (issue 21, decision 0026).
+ * The same files through the worker's local engine adapter (LocalTranscriber, the code a
+ * worker runs for a job) three ways, one pass each, in one run:
+ *   sequential — one engine, both threads, one 30-second stretch after another;
+ *   parallel   — two engines with a thread each, a window each (TRANSCRIBE_PARALLEL_WINDOWS=2);
+ *   batched    — one engine, both threads, VAD-cut stretches decoded in batches
+ *                (WHISPER_BATCH_SIZE, the size the worker chooses from cores and memory).
+ * Same windows (300 s, 5 s overlap), model, beam and compute type. Reported per file and
+ * mode: wall time, RTF, CPU seconds, peak resident memory of the engine processes, WER
+ * against the script, and the load average around each pass (the machine is shared).
+ *
+ *   npm run bench:batched                       (10 and 60 minutes, base)
+ *   npm run bench:batched -- --smoke            (40 s in 20 s windows, tiny.en)
+ *   tsx bench/transcription/batched.ts --minutes 10 --model tiny.en
+ */
+import { availableParallelism, cpus, freemem } from "node:os";
+import { parseArgs } from "node:util";
+import { createLogger } from "@transcribe/platform";
+import { chooseBatchSize } from "../../services/transcription/src/domain/decoding.js";
+import { LocalTranscriber } from "../../services/transcription/src/engines/local/local-transcriber.js";
+import { modelsDir, whisperPython } from "../lib/engine.js";
+import { processTree, rss, treeCpu } from "../lib/proc.js";
+import { isSmoke, loadAverage, startRecording } from "../lib/results.js";
+import { speech } from "../lib/speech.js";
+import { printTable, round } from "../lib/stats.js";
+import { wordErrorRate } from "../lib/wer.js";
+
+const { values } = parseArgs({
+  options: {
+    smoke: { type: "boolean", default: false },
+    model: { type: "string" },
+    minutes: { type: "string" },
+    modes: { type: "string" },
+  },
+});
+const smoke = isSmoke();
+const model = values.model ?? (smoke ? "tiny.en" : "base");
+const lengths = (values.minutes ?? (smoke ? "" : "10,60")).split(",").filter(Boolean).map((m) => Number(m) * 60);
+if (smoke) lengths.push(40);
+const window = smoke ? { chunkSeconds: 20, overlapSeconds: 2 } : { chunkSeconds: 300, overlapSeconds: 5 };
+const THREADS = 2;
+const BEAM = 5;
+const batchSize = chooseBatchSize(model, { device: "cpu", threads: THREADS, freeMemoryBytes: freemem() });
+
+type Mode = "sequential" | "parallel" | "batched";
+const modes = (values.modes ?? "sequential,parallel,batched").split(",") as Mode[];
+
+function transcriber(mode: Mode): LocalTranscriber {
+  return new LocalTranscriber({
+    python: whisperPython,
+    locations: { explicit: {}, modelsDir, dataModelsDir: "/nonexistent", allowDownload: false },
+    computeType: "int8",
+    threads: THREADS,
+    beamSize: BEAM,
+    ...window,
+    chunkTimeFactor: 20,
+    parallelWindows: mode === "parallel" ? 2 : 1,
+    batchSize: mode === "batched" ? batchSize : 0,
+    longFileSeconds: 0,
+    logger: createLogger("bench", "warn"),
+  });
+}
+
+/** Peak summed RSS of this process's descendants (the engine processes), sampled every 250 ms. */
+function engineRss() {
+  let peak = 0;
+  const sample = () => {
+    const total = processTree(process.pid)
+      .filter((p) => p.pid !== process.pid)
+      .reduce((sum, p) => sum + rss(p.pid), 0);
+    peak = Math.max(peak, total);
+  };
+  const timer = setInterval(sample, 250);
+  return {
+    stop(): number {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}
+
+interface Row {
+  minutes: number;
+  audioSeconds: number;
+  mode: Mode;
+  engines: number;
+  batchSize: number;
+  seconds: number;
+  rtf: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+  wer: number;
+  loadBefore: number;
+  loadAfter: number;
+}
+
+async function main(): Promise<void> {
+  const recording = startRecording("batched", smoke);
+  console.log(
+    `Batched decoding: ${lengths.map((s) => `${s / 60} min`).join(" and ")}, ${model}, int8, beam ${BEAM}, ${THREADS} threads, ` +
+      `windows ${window.chunkSeconds} s / ${window.overlapSeconds} s; batch size ${batchSize} (chosen for ${availableParallelism()} cores, ${round(freemem() / 2 ** 30, 1)} GiB free); one pass per mode`,
+  );
+  const rows: Row[] = [];
+  const warm = speech(smoke ? 3 : 10);
+  for (const seconds of lengths) {
+    const audio = speech(seconds);
+    for (const mode of modes) {
+      const t = transcriber(mode);
+      try {
+        const request = {
+          durationSeconds: audio.seconds,
+          engineModel: model,
+          language: "en",
+          task: "transcribe" as const,
+          temperature: 0,
+          signal: new AbortController().signal,
+        };
+        // Engines started and the model loaded (in both engines for parallel), as in a worker that has run a job.
+        await t.transcribe({ ...request, audioPath: warm.file, durationSeconds: warm.seconds });
+        if (mode === "parallel") {
+          const two = speech(window.chunkSeconds + 3 * window.overlapSeconds);
+          await t.transcribe({ ...request, audioPath: two.file, durationSeconds: two.seconds });
+        }
+        const loadBefore = loadAverage()[0];
+        const memory = engineRss();
+        const cpu = treeCpu(process.pid);
+        const started = performance.now();
+        const result = await t.transcribe({ ...request, audioPath: audio.file });
+        const elapsed = (performance.now() - started) / 1000;
+        const cpuSeconds = cpu.stop();
+        const peak = memory.stop();
+        const row: Row = {
+          minutes: round(audio.seconds / 60, 1),
+          audioSeconds: round(audio.seconds, 1),
+          mode,
+          engines: mode === "parallel" ? 2 : 1,
+          batchSize: mode === "batched" ? batchSize : 0,
+          seconds: round(elapsed, 1),
+          rtf: round(elapsed / audio.seconds, 4),
+          cpuSeconds: round(cpuSeconds, 1),
+          peakRssMb: Math.round(peak / 2 ** 20),
+          wer: round(wordErrorRate(audio.script, result.text).wer, 4),
+          loadBefore,
+          loadAfter: loadAverage()[0],
+        };
+        rows.push(row);
+        console.log(
+          `  ${row.minutes} min, ${mode}: ${row.seconds} s (RTF ${row.rtf}), CPU ${row.cpuSeconds} s, peak RSS ${row.peakRssMb} MiB, ` +
+            `WER ${round(row.wer * 100, 2)}%, load ${row.loadBefore} → ${row.loadAfter}`,
+        );
+      } finally {
+        await t.close();
+      }
+      // Written after every pass: a run cut short keeps what it measured.
+      await recording.finish(summary(rows, false));
+    }
+  }
+  printTable(
+    rows.map((r) => ({
+      file: `${r.minutes} min`,
+      mode: r.mode,
+      "wall s": r.seconds,
+      RTF: r.rtf,
+      "CPU s": r.cpuSeconds,
+      "peak RSS MiB": r.peakRssMb,
+      "WER %": round(r.wer * 100, 2),
+      load: `${r.loadBefore}→${r.loadAfter}`,
+    })),
+  );
+  const final = summary(rows, true);
+  console.log(`fastest within 0.5 WER points of sequential: ${JSON.stringify(final.fastest)}`);
+  await recording.finish(final);
+}
+
+/** Per file, the fastest mode whose WER is at most 0.5 points above sequential's. */
+function summary(rows: Row[], complete: boolean) {
+  const files = [...new Set(rows.map((r) => r.minutes))];
+  const fastest = files.map((minutes) => {
+    const mine = rows.filter((r) => r.minutes === minutes);
+    const baseline = mine.find((r) => r.mode === "sequential");
+    const eligible = mine.filter((r) => !baseline || r.wer - baseline.wer <= 0.005);
+    const best = eligible.sort((a, b) => a.seconds - b.seconds)[0];
+    return {
+      minutes,
+      mode: best?.mode,
+      speedupOverSequential: best && baseline ? round(baseline.seconds / best.seconds, 2) : undefined,
+    };
+  });
+  return {
+    complete,
+    model,
+    computeType: "int8",
+    beamSize: BEAM,
+    threads: THREADS,
+    cores: cpus().length,
+    batchSize,
+    ...window,
+    rows,
+    fastest,
+  };
+}
+
+await main();
