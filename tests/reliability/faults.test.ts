@@ -446,9 +446,18 @@ describe.skipIf(engineUnavailable)("faults: workers SIGKILLed, PostgreSQL and th
 
     // ---- the services came back by themselves ----------------------------------------------
     const samePids = Object.fromEntries(await Promise.all(SERVICES.map(async (name) => [name, (await group.pidOf(name)) === firstPids[name]] as const)));
-    const readiness = Object.fromEntries(
-      await Promise.all([...SERVICES, ...WORKERS].map(async (name) => [name, await fetch(`${url(name)}/readyz`).then((r) => r.status, () => 0)] as const)),
-    );
+    // A worker killed last may still sit in the supervisor's restart backoff (up to 30 s): it
+    // must come back, so each process gets a bounded wait to answer ready.
+    const readyStatus = async (name: string) => {
+      const deadline = Date.now() + 60_000;
+      let status = 0;
+      while (status !== 200 && Date.now() < deadline) {
+        status = await fetch(`${url(name)}/readyz`).then((r) => r.status, () => 0);
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      return status;
+    };
+    const readiness = Object.fromEntries(await Promise.all([...SERVICES, ...WORKERS].map(async (name) => [name, await readyStatus(name)] as const)));
     const failures = transcriptions.filter((t) => t.status === "failed").map((t) => t.error);
     const serviceLog = await group.logTail(Number.MAX_SAFE_INTEGER);
     // A rejection nobody handled is work dropped on the floor (a loop that died, an

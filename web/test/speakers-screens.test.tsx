@@ -152,7 +152,7 @@ describe("start form: speakers", () => {
     await waitFor(() => expect(onStarted).toHaveBeenCalledWith("t9"));
     expect(bodyOf(network, "POST", "/api/v1/transcriptions")).toEqual({
       file_id: "f1",
-      settings: { model: "whisper-base", language: "en", translate_to_en: false, diarize: true, max_speakers: 3 },
+      settings: { model: "whisper-base", language: "en", translate_to_en: false, timestamp_granularities: ["segment", "word"], diarize: true, max_speakers: 3 },
     });
   });
 });
