@@ -110,6 +110,13 @@ async function seed(product: Product, userId: string): Promise<void> {
       ],
     );
     await client.query("commit");
+    // The engine's result is revision 1 (decision 0021): the detail reads the current revision.
+    await client.query(
+      `insert into transcription_revisions (transcription_id, number, result_id, kind, next_segment_id, created_at)
+       select t.id, 1, t.result_id, 'original', $2, now() from transcriptions t where t.user_id = $1`,
+      [userId, segments.length],
+    );
+    await client.query(`update transcriptions set revision = 1 where user_id = $1`, [userId]);
     await client.query("analyze transcriptions; analyze transcription_results; analyze transcription_segments");
   } finally {
     await client.end();

@@ -65,7 +65,9 @@ async function main() {
     postgres = await startEmbeddedPostgres({ dataDir: path.join(work, "pg"), port: await freePort(), persistent: false });
     for (const db of ["media", "events"]) await postgres.ensureDatabase(db);
     const [mediaPort, bffPort] = [await freePort(), await freePort()];
-    const common = { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production" };
+    // Not "production": that requires service keys (decision 0023), and this benchmark's own
+    // client calls media directly as no particular service; the upload path is the same.
+    const common = { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "test" };
     const media = start(
       "media",
       "services/media/src/main.ts",
