@@ -43,7 +43,22 @@ function measure() {
     if (element.closest(".table-wrap")) continue;
     if (box.right > width + 1 || box.left < -1) outside.push(`${element.tagName.toLowerCase()} "${(element.textContent || element.getAttribute("aria-label") || "").trim().slice(0, 30)}" ${Math.round(box.left)}–${Math.round(box.right)}`);
   }
-  return { scrollWidth: document.documentElement.scrollWidth, innerWidth: width, outside };
+  // What sticks out past the right edge, outside any scroller: the culprits of an overflow.
+  const wide = [];
+  for (const element of document.body.querySelectorAll("*")) {
+    const box = element.getBoundingClientRect();
+    if (box.right <= width + 1 || box.width === 0) continue;
+    let clipped = false;
+    for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+      if (getComputedStyle(node).overflowX !== "visible" && node.contains(element)) {
+        const scroller = node.getBoundingClientRect();
+        if (scroller.right <= width + 1) clipped = getComputedStyle(element).position !== "absolute" || getComputedStyle(node).position !== "static";
+        if (clipped) break;
+      }
+    }
+    if (!clipped) wide.push(`${element.tagName.toLowerCase()}.${[...element.classList].join(".")} →${Math.round(box.right)}`);
+  }
+  return { scrollWidth: document.documentElement.scrollWidth, innerWidth: width, outside, wide: wide.slice(0, 5) };
 }
 
 /** Text elements whose colour on their effective background is under 4.5:1. */
@@ -108,8 +123,8 @@ try {
     for (const theme of THEMES) {
       await setTheme(theme);
       await ready();
-      const { scrollWidth, innerWidth, outside } = await page.evaluate(measure);
-      check(`${screen} (${theme}, 375 px): no horizontal overflow`, scrollWidth <= innerWidth, `scrollWidth ${scrollWidth}, innerWidth ${innerWidth}`);
+      const { scrollWidth, innerWidth, outside, wide } = await page.evaluate(measure);
+      check(`${screen} (${theme}, 375 px): no horizontal overflow`, scrollWidth <= innerWidth, `scrollWidth ${scrollWidth}, innerWidth ${innerWidth}${wide.length ? `; ${wide.join(", ")}` : ""}`);
       check(`${screen} (${theme}): every control is inside the screen`, outside.length === 0, outside.join("; "));
       const bad = await page.evaluate(lowContrast);
       check(`${screen} (${theme}): text contrast at least 4.5:1`, bad.length === 0, bad.slice(0, 6).join("; "));
@@ -178,6 +193,8 @@ try {
       document.documentElement.classList.remove("light", "dark");
       document.documentElement.classList.add(value);
     }, theme);
+    // Colours ease over 120 ms; measure the settled ones.
+    await page.waitForTimeout(400);
     const bad = await page.evaluate(lowContrast);
     check(`start form (${theme}): text contrast at least 4.5:1`, bad.length === 0, bad.slice(0, 6).join("; "));
     await shot(`start-form-${theme}`);
@@ -207,6 +224,8 @@ try {
   await speed.focus();
   await page.keyboard.press("Enter");
   await page.getByRole("listbox").waitFor({ timeout: TIMEOUT_MS });
+  // Radix moves focus to the chosen option once the list is placed; keys before that are lost.
+  await page.waitForFunction(() => document.activeElement?.getAttribute("role") === "option", null, { timeout: TIMEOUT_MS });
   await shot("speed-open", false);
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("Enter");

@@ -18,4 +18,5 @@ export {
 } from "./DropdownMenu";
 export { FieldError, Input, Label, type InputProps } from "./Input";
 export { Select, SelectContent, SelectItem, SelectTrigger, type SelectItemProps, type SelectTriggerProps } from "./Select";
+export { LoadingRegion, Skeleton, type SkeletonProps } from "./Skeleton";
 export { Spinner, type SpinnerProps } from "./Spinner";

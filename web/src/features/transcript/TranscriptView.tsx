@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
-import { Button, Card, Label, Select, SelectContent, SelectItem, SelectTrigger, Spinner } from "../../components/ui";
+import { Button, Card, Label, LoadingRegion, Select, SelectContent, SelectItem, SelectTrigger, Skeleton, Spinner } from "../../components/ui";
 import { getTranscription, getTranscriptionAudioUrl, queryKeys, retryTranscription } from "../../lib/api/product";
 import type { Segment, TranscriptionDetail } from "../../lib/api/schemas";
 import { formatDateTime, formatDuration } from "../../lib/format";
@@ -39,7 +39,7 @@ export function TranscriptView({ id, startAt }: { id: string; startAt?: number |
   const [deleteOpen, setDeleteOpen] = useState(false);
   const [rerunOpen, setRerunOpen] = useState(false);
 
-  if (detail.isPending) return <Spinner label="Loading transcript…" />;
+  if (detail.isPending) return <TranscriptSkeleton />;
   if (detail.isError) throw detail.error;
   const transcript = detail.data;
   const completed = transcript.status === "completed";
@@ -307,6 +307,20 @@ function Player({ transcript, startAt }: { transcript: TranscriptionDetail; star
         <Segments segments={segments} time={time} onSeek={seek} />
       ) : null}
     </>
+  );
+}
+
+/** The page's shape while it loads: title, player, a few lines of text. */
+function TranscriptSkeleton() {
+  return (
+    <LoadingRegion label="Loading transcript…" className="transcript-skeleton">
+      <Skeleton width="6rem" height="0.8rem" />
+      <Skeleton width="min(22rem, 80%)" height="2.25rem" />
+      <Skeleton height="5.5rem" className="transcript-skeleton-player" />
+      {[92, 76, 85, 60].map((width) => (
+        <Skeleton key={width} width={`${width}%`} />
+      ))}
+    </LoadingRegion>
   );
 }
 
