@@ -92,7 +92,7 @@ export function TranscriptionsTable() {
       ) : (
         <>
           <div className="table-wrap">
-            <table className="table">
+            <table className="table table-stacked">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
