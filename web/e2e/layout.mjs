@@ -199,6 +199,20 @@ try {
     check(`start form (${theme}): text contrast at least 4.5:1`, bad.length === 0, bad.slice(0, 6).join("; "));
     await shot(`start-form-${theme}`);
   }
+  // On a desktop the model and language sit side by side and the button lines up with them.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const [modelBox, languageBox, wideButtonBox] = await Promise.all([
+    startForm.getByRole("combobox", { name: "Model", exact: true }).boundingBox(),
+    language.boundingBox(),
+    startButton.boundingBox(),
+  ]);
+  check(
+    "desktop: model and language share a row, the start button aligned with the model's left edge",
+    Boolean(modelBox && languageBox && wideButtonBox && Math.abs(modelBox.y - languageBox.y) < 2 && languageBox.x > modelBox.x && Math.abs(wideButtonBox.x - modelBox.x) < 2),
+    JSON.stringify({ modelBox, languageBox, wideButtonBox }),
+  );
+  await startForm.screenshot({ path: path.join(screenshotDir, "layout-start-form-desktop.png") });
+  await page.setViewportSize({ width: 375, height: 740 });
   const tiny = catalog.models?.find((m) => m.id === "whisper-tiny.en" && m.available);
   if (tiny) await chooseInSelect(page, startForm, "Model", tiny.name);
   await startButton.click();

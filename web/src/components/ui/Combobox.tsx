@@ -42,8 +42,8 @@ const fold = (text: string) =>
 
 /**
  * Rank for cmdk: an exact value (a code) first, then names that start with the query, then
- * words that do, then any substring. Substring rather than cmdk's fuzzy default, so "ger"
- * finds German and Algerian Arabic but not "Bulgarian".
+ * words that do, then any substring; accents and case ignored. Substring rather than cmdk's
+ * fuzzy default, which would let "ger" find "Bulgarian" (b-u-l-G-a-R… in order).
  */
 export function rankOption(value: string, search: string, keywords: string[] = []): number {
   const query = fold(search);

@@ -51,7 +51,7 @@ export function languageLabel(code: string): string {
   }
 }
 
-/** A language for the searchable list: "German (de)", found by "german", "deu…" or "de". */
+/** A language for the searchable list: "German (de)", found by "germ…" or by its code "de". */
 export function languageOption(code: string): ComboboxOption {
   return { value: code, label: languageLabel(code), keywords: code === "auto" ? ["auto", "detect"] : [code] };
 }
