@@ -203,6 +203,8 @@ describe("Combobox", () => {
     expect(rankOption("fr", "fra", ["Français (fr)"])).toBeGreaterThan(0);
     expect(rankOption("fr", "français", ["Francais (fr)"])).toBeGreaterThan(0);
     expect(rankOption("bg", "ger", ["Bulgarian (bg)"])).toBe(0);
+    expect(rankOption("sl", "ln", ["Slovenian (sl)"])).toBe(0);
+    expect(rankOption("ln", "ln", ["Lingala (ln)"])).toBe(1);
     expect(rankOption("de", "", ["German (de)"])).toBe(1);
   });
 

@@ -43,7 +43,7 @@ const fold = (text: string) =>
 /**
  * Rank for cmdk: an exact value (a code) first, then names that start with the query, then
  * words that do, then any substring; accents and case ignored. Substring rather than cmdk's
- * fuzzy default, which would let "ger" find "Bulgarian" (b-u-l-G-a-R… in order).
+ * fuzzy default, which would let the code "ln" (Lingala) also find "SLoveNian".
  */
 export function rankOption(value: string, search: string, keywords: string[] = []): number {
   const query = fold(search);
