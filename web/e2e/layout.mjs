@@ -239,10 +239,16 @@ try {
   await page.keyboard.press("Enter");
   await page.getByRole("listbox").waitFor({ timeout: TIMEOUT_MS });
   // Radix moves focus to the chosen option once the list is placed; keys before that are lost.
-  await page.waitForFunction(() => document.activeElement?.getAttribute("role") === "option", null, { timeout: TIMEOUT_MS });
+  const focusedOption = (name) =>
+    page.waitForFunction((text) => document.activeElement?.getAttribute("role") === "option" && document.activeElement.textContent?.trim() === text, name, { timeout: TIMEOUT_MS });
+  await focusedOption("1×");
+  // Radix may focus the chosen option again once the list is positioned; let it settle, as a person's pause would.
+  await page.waitForTimeout(300);
   await shot("speed-open", false);
   await page.keyboard.press("ArrowDown");
+  await focusedOption("1.25×");
   await page.keyboard.press("Enter");
+  await page.getByRole("listbox").waitFor({ state: "hidden", timeout: TIMEOUT_MS });
   const rate = await page.getByTestId("transcript-audio").evaluate((element) => element.playbackRate);
   check("the speed select works by keyboard (one step faster)", rate === 1.25, `playbackRate ${rate}, shows ${(await speed.textContent())?.trim()}`);
 
