@@ -19,11 +19,13 @@ import {
   FieldError,
   Input,
   Label,
+  LoadingRegion,
   rankOption,
   Select,
   SelectContent,
   SelectItem,
   SelectTrigger,
+  Skeleton,
   Spinner,
 } from "../src/components/ui";
 
@@ -288,5 +290,21 @@ describe("Select", () => {
     expect(onValueChange).toHaveBeenCalledWith("tiny");
     await waitFor(() => expect(trigger).toHaveTextContent("Whisper tiny"));
     expect(trigger).not.toHaveTextContent("GROQ");
+  });
+});
+
+describe("LoadingRegion and Skeleton", () => {
+  it("announces what loads while the skeleton blocks stay out of the accessibility tree", () => {
+    render(
+      <LoadingRegion label="Loading transcript…">
+        <Skeleton width="50%" />
+      </LoadingRegion>,
+    );
+    const region = screen.getByRole("status");
+    expect(region).toHaveAttribute("aria-busy", "true");
+    expect(region).toHaveTextContent("Loading transcript…");
+    const block = region.querySelector(".skeleton");
+    expect(block).toHaveAttribute("aria-hidden", "true");
+    expect(block).toHaveStyle({ width: "50%" });
   });
 });
