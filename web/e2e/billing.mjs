@@ -20,6 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { chooseInCombobox } from "./lib/controls.mjs";
 
 const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
 const databaseUrl = process.env.BILLING_DATABASE_URL;
@@ -122,8 +123,7 @@ try {
   await page.getByTestId("file-input").setInputFiles(audioPath);
   const startForm = page.getByRole("form", { name: "Start transcription" });
   check("the upload is processed and ready to start", await visible(startForm, PROCESSING_TIMEOUT_MS));
-  const languageSelect = startForm.getByLabel("Language");
-  await languageSelect.selectOption("en");
+  await chooseInCombobox(page, startForm, "Language", "English");
   const startButton = startForm.getByRole("button", { name: "Start transcription" });
   await startButton.click();
   const refusal = page.getByTestId("trial-limit-refusal");

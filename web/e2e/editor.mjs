@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { chooseInCombobox } from "./lib/controls.mjs";
 
 const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
 if (!baseUrl || !mailUrl) {
@@ -84,7 +85,7 @@ try {
   await page.getByTestId("file-input").setInputFiles(audioPath);
   const startForm = page.getByRole("form", { name: "Start transcription" });
   if (!check("the upload is processed and the start form shown", await visible(startForm, PROCESSING_TIMEOUT_MS))) throw new Error("not processed");
-  await startForm.getByLabel("Language").selectOption("en");
+  await chooseInCombobox(page, startForm, "Language", "English");
   await startForm.getByRole("button", { name: "Start transcription" }).click();
   const row = page.locator("section.transcriptions table tbody tr").filter({ hasText: displayName });
   await row.first().waitFor({ timeout: TIMEOUT_MS });

@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
 
 const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
@@ -74,8 +75,8 @@ try {
   if (!check("once uploaded and processed, the start form is shown", await visible(startForm, PROCESSING_TIMEOUT_MS))) throw new Error("the file was not processed");
   const catalog = await page.evaluate(async () => (await fetch("/api/v1/models", { credentials: "include" })).json());
   const tiny = catalog.models?.find((m) => m.id === "whisper-tiny.en" && m.available);
-  if (tiny) await startForm.getByLabel("Model").selectOption(tiny.id);
-  await startForm.getByLabel("Language").selectOption("en");
+  if (tiny) await chooseInSelect(page, startForm, "Model", tiny.name);
+  await chooseInCombobox(page, startForm, "Language", "English");
   await startForm.getByLabel("Identify speakers").check();
   check("the start form offers speaker counts once 'Identify speakers' is on", await visible(startForm.getByLabel("Max speakers"), TIMEOUT_MS));
   await startForm.getByLabel("Max speakers").fill("0");

@@ -16,6 +16,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { exportEachFormat } from "./lib/exports.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 
 const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
 if (!baseUrl || !mailUrl) {
@@ -102,13 +103,13 @@ try {
   if (!check("once uploaded and processed, the start form is shown", await visible(startForm, PROCESSING_TIMEOUT_MS))) throw new Error("the file was not processed");
 
   // The default model is the first available one (the local Whisper engine here).
-  const modelSelect = startForm.getByLabel("Model");
-  const model = await modelSelect.inputValue();
-  const modelName = (await modelSelect.locator("option:checked").textContent())?.trim() ?? "";
+  const modelName = ((await startForm.getByRole("combobox", { name: "Model", exact: true }).textContent()) ?? "").trim();
   const catalog = await page.evaluate(async () => (await fetch("/api/v1/models", { credentials: "include" })).json());
+  const model = catalog.models?.find((m) => m.name === modelName)?.id;
   const provider = catalog.models?.find((m) => m.id === model)?.provider;
   check("the default model is a local one", provider === "local", `${model} (${provider}): ${modelName}`);
-  await startForm.getByLabel("Language").selectOption("en");
+  const languageShown = await chooseInCombobox(page, startForm, "Language", "English");
+  check("the language is chosen by typing its name in the searchable list", languageShown === "English (en)", languageShown);
   await startForm.getByRole("button", { name: "Start transcription" }).click();
 
   // Live status: a marker on window survives only if the page is never reloaded.
@@ -212,8 +213,8 @@ try {
     await page.getByRole("button", { name: "Re-run" }).click();
     const rerunForm = page.getByRole("form", { name: "Re-run transcription" });
     await rerunForm.waitFor({ timeout: TIMEOUT_MS });
-    await rerunForm.getByLabel("Model").selectOption(other.id);
-    await rerunForm.getByLabel("Language").selectOption("en");
+    await chooseInSelect(page, rerunForm, "Model", other.name);
+    await chooseInCombobox(page, rerunForm, "Language", "en");
     await rerunForm.getByRole("button", { name: "Re-run" }).click();
     const modelShown = page.locator(".transcript-meta dd").first();
     const rerunStarted = Date.now();

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { chooseInCombobox } from "./lib/controls.mjs";
 
 const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
 if (!baseUrl || !mailUrl) {
@@ -92,12 +93,13 @@ try {
   await shot("ready");
 
   // Start a transcription with the first available model: the file is then listed.
-  const modelSelect = startForm.getByLabel("Model");
-  const languageSelect = startForm.getByLabel("Language");
-  const languages = await languageSelect.locator("option").evaluateAll((options) => options.map((o) => o.value));
-  const available = await modelSelect.locator("option:not([disabled])").count();
-  if (available > 0 && languages.includes("en")) {
-    await languageSelect.selectOption("en");
+  const catalog = await page.evaluate(async () => (await fetch("/api/v1/models", { credentials: "include" })).json());
+  const modelName = ((await startForm.getByRole("combobox", { name: "Model", exact: true }).textContent()) ?? "").trim();
+  const chosen = catalog.models?.find((m) => m.name === modelName);
+  const available = catalog.models?.filter((m) => m.available).length ?? 0;
+  if (chosen?.available && chosen.languages.includes("en")) {
+    const languageShown = await chooseInCombobox(page, startForm, "Language", "English");
+    check("the language is chosen by typing its name in the searchable list", languageShown === "English (en)", languageShown);
     await startForm.getByRole("button", { name: "Start transcription" }).click();
     const row = page.locator("section.transcriptions table").getByText(fileName.replace(/\.mp3$/, ""), { exact: false });
     check("after starting, the file is listed in the transcriptions table", await visible(row.first(), TIMEOUT_MS));

@@ -10,6 +10,7 @@ import { StartTranscriptionForm } from "../src/features/transcriptions/StartTran
 import { leaveFor } from "../src/lib/leave-for";
 import { billingAnswers, type FakePlan, json, sessionAnswer, stubNetwork, TEST_USER } from "./fake-network";
 import { renderApp } from "./render-app";
+import { chooseInCombobox } from "./choose";
 
 vi.mock("../src/lib/leave-for", () => ({ leaveFor: vi.fn() }));
 
@@ -152,7 +153,7 @@ describe("start form at the free limit", () => {
         <StartTranscriptionForm fileId="f1" />
       </QueryClientProvider>,
     );
-    fireEvent.change(await screen.findByLabelText("Language"), { target: { value: "en" } });
+    await chooseInCombobox(await screen.findByLabelText("Language"), "en");
     fireEvent.click(screen.getByRole("button", { name: "Start transcription" }));
     const refusal = await screen.findByTestId("trial-limit-refusal");
     expect(refusal).toHaveTextContent(message);

@@ -11,3 +11,14 @@ afterEach(() => {
   document.documentElement.className = "";
   window.localStorage.clear();
 });
+
+// Radix measures popovers with ResizeObserver, and Radix Select and cmdk call pointer-capture
+// and scrolling methods; jsdom implements none of them.
+window.ResizeObserver ??= class {
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+};
+Element.prototype.scrollIntoView ??= () => {};
+Element.prototype.hasPointerCapture ??= () => false;
+Element.prototype.releasePointerCapture ??= () => {};

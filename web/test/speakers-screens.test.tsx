@@ -8,6 +8,7 @@ import { createAppQueryClient } from "../src/app/query-client";
 import { StartTranscriptionForm } from "../src/features/transcriptions/StartTranscriptionForm";
 import { billingAnswers, json, sessionAnswer, stubNetwork, TEST_USER, type Answer } from "./fake-network";
 import { renderApp } from "./render-app";
+import { chooseInCombobox } from "./choose";
 
 beforeAll(() => {
   window.ResizeObserver ??= class {
@@ -140,7 +141,7 @@ describe("start form: speakers", () => {
         <StartTranscriptionForm fileId="f1" onStarted={onStarted} />
       </QueryClientProvider>,
     );
-    fireEvent.change(await screen.findByLabelText("Language"), { target: { value: "en" } });
+    await chooseInCombobox(await screen.findByLabelText("Language"), "en");
     expect(screen.queryByLabelText("Max speakers")).not.toBeInTheDocument();
     fireEvent.click(screen.getByRole("checkbox", { name: "Identify speakers" }));
     fireEvent.change(screen.getByLabelText("Max speakers"), { target: { value: "21" } });

@@ -8,6 +8,7 @@ import { StartTranscriptionForm } from "../src/features/transcriptions/StartTran
 import { MAX_UPLOAD_BYTES } from "../src/lib/api/schemas";
 import { billingAnswers, json, sessionAnswer, stubNetwork, TEST_USER, type Answer } from "./fake-network";
 import { renderApp } from "./render-app";
+import { chooseInCombobox, chooseInSelect } from "./choose";
 
 beforeAll(() => {
   // Radix measures menus with ResizeObserver, which jsdom lacks.
@@ -144,20 +145,26 @@ describe("start form", () => {
 
   it("lists unavailable models disabled with their reason, and offers auto-detect", async () => {
     renderForm();
+    fireEvent.keyDown(await screen.findByRole("combobox", { name: "Model" }), { key: "Enter" });
     const option = await screen.findByRole("option", { name: /Whisper large v3 \(Groq\)/ });
-    expect(option).toBeDisabled();
+    expect(option).toHaveAttribute("aria-disabled", "true");
     expect(option.textContent).toContain("GROQ_API_KEY is not set");
-    expect(screen.getByRole("option", { name: "Detect automatically" })).toBeInTheDocument();
+    fireEvent.keyDown(option, { key: "Escape" });
+    await waitFor(() => expect(screen.queryByRole("listbox")).toBeNull());
+    fireEvent.click(screen.getByRole("combobox", { name: "Language" }));
+    expect(await screen.findByRole("option", { name: "Detect automatically" })).toBeInTheDocument();
   });
 
   it("disables translation for English, then starts with the chosen settings", async () => {
     const { network, onStarted } = renderForm();
     const language = await screen.findByLabelText("Language");
     const translate = screen.getByRole("checkbox", { name: "Translate to English" });
-    fireEvent.change(language, { target: { value: "de" } });
+    await chooseInCombobox(language, "german");
+    expect(language).toHaveTextContent("German (de)");
     expect(translate).toBeEnabled();
     fireEvent.click(translate);
-    fireEvent.change(language, { target: { value: "en" } });
+    await chooseInCombobox(language, "en");
+    expect(language).toHaveTextContent("English (en)");
     expect(translate).toBeDisabled();
     expect(translate).not.toBeChecked();
     expect(screen.getByText("Cannot translate English to English")).toBeInTheDocument();
@@ -191,9 +198,15 @@ describe("start form while the speech engine is prepared", () => {
     expect(status.textContent).toBe(
       "Preparing the speech engine… 38% (downloading Whisper base: 55 of 145 MB). You can start now: the transcription begins as soon as it is ready.",
     );
-    expect(screen.getByRole("option", { name: /Whisper base \(local\) — preparing/ })).toBeEnabled();
+    const modelTrigger = screen.getByRole("combobox", { name: "Model" });
+    fireEvent.keyDown(modelTrigger, { key: "Enter" });
+    const preparingOption = await screen.findByRole("option", { name: "Whisper base (local)" });
+    expect(preparingOption).toHaveTextContent("Preparing");
+    expect(preparingOption).not.toHaveAttribute("aria-disabled", "true");
+    fireEvent.click(preparingOption);
+    await waitFor(() => expect(modelTrigger).toHaveFocus());
     expect(screen.queryByRole("alert")).toBeNull();
-    fireEvent.change(screen.getByLabelText("Language"), { target: { value: "en" } });
+    await chooseInCombobox(screen.getByLabelText("Language"), "en");
     fireEvent.click(screen.getByRole("button", { name: "Start transcription" }));
     await waitFor(() => expect(onStarted).toHaveBeenCalledWith("t9"));
     expect(bodyOf(network, "POST", "/api/v1/transcriptions")).toMatchObject({ settings: { model: "whisper-base", language: "en" } });
@@ -308,7 +321,7 @@ describe("transcript page", () => {
     openTranscript();
     await screen.findByRole("heading", { level: 1, name: "Team meeting" });
     const audio = screen.getByTestId("transcript-audio") as HTMLAudioElement;
-    fireEvent.change(screen.getByLabelText("Speed"), { target: { value: "1.5" } });
+    await chooseInSelect(screen.getByLabelText("Speed"), "1.5×");
     expect(audio.playbackRate).toBe(1.5);
     expect(screen.getByText("00:15")).toBeInTheDocument();
     expect(screen.getByText("meeting.mp3")).toBeInTheDocument();
@@ -361,11 +374,13 @@ describe("transcript page", () => {
     fireEvent.click(screen.getByRole("button", { name: "Re-run" }));
     const form = await screen.findByRole("form", { name: "Re-run transcription" });
     // It starts from the transcript's own settings.
-    await waitFor(() => expect(within(form).getByLabelText("Model")).toHaveValue("whisper-base"));
-    expect(within(form).getByLabelText("Language")).toHaveValue("en");
+    await waitFor(() => expect(within(form).getByLabelText("Model")).toHaveTextContent("Whisper base (local)"));
+    expect(within(form).getByLabelText("Language")).toHaveTextContent("English (en)");
 
-    fireEvent.change(within(form).getByLabelText("Model"), { target: { value: "whisper-small" } });
-    fireEvent.change(within(form).getByLabelText("Language"), { target: { value: "de" } });
+    await chooseInSelect(within(form).getByLabelText("Model"), "Whisper small (local)");
+    expect(within(form).getByLabelText("Model")).toHaveTextContent("Whisper small (local)");
+    await chooseInCombobox(within(form).getByLabelText("Language"), "de");
+    expect(within(form).getByLabelText("Language")).toHaveTextContent("German (de)");
     fireEvent.click(within(form).getByRole("checkbox", { name: "Translate to English" }));
     fireEvent.click(within(form).getByRole("button", { name: "Re-run" }));
 

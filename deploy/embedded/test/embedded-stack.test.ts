@@ -158,6 +158,16 @@ describe("embedded mode: npm start", () => {
     runBrowserScript(stack!, "web/e2e/editor.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
   }, 900_000);
 
+  it("fits a phone in the light and dark theme, and the language combobox works by keyboard (layout.mjs)", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    // layout.mjs (issue 19): dashboard, start form and transcript page at 375×740 in both
+    // themes: no sideways scroll, controls in reach, text contrast ≥ 4.5:1; screenshots go to
+    // E2E_SCREENSHOT_DIR (or a temp dir it prints).
+    logWhisperEnvironment();
+    const shots = process.env.E2E_SCREENSHOT_DIR ? [process.env.E2E_SCREENSHOT_DIR] : [];
+    runBrowserScript(stack!, "web/e2e/layout.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`, ...shots], 600_000);
+  }, 660_000);
+
   it("refuses a free user at the limit and accepts the same upload once a signed webhook makes them premium", async (context) => {
     if (!browserAvailable() || !stripeMockUp) return context.skip();
     // billing.mjs (issue 8): plan card, checkout redirect, the trial-limit refusal in the

@@ -2,6 +2,7 @@
 // both themes without props.
 export { Badge, type BadgeProps, type BadgeVariant } from "./Badge";
 export { Button, buttonClassName, type ButtonProps, type ButtonSize, type ButtonVariant } from "./Button";
+export { Combobox, rankOption, type ComboboxOption, type ComboboxProps } from "./Combobox";
 export { Card, CardDescription, CardFooter, CardHeader, CardTitle } from "./Card";
 export { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger, type DialogContentProps } from "./Dialog";
 export {
@@ -16,4 +17,6 @@ export {
   DropdownMenuTrigger,
 } from "./DropdownMenu";
 export { FieldError, Input, Label, type InputProps } from "./Input";
+export { Select, SelectContent, SelectItem, SelectTrigger, type SelectItemProps, type SelectTriggerProps } from "./Select";
+export { LoadingRegion, Skeleton, type SkeletonProps } from "./Skeleton";
 export { Spinner, type SpinnerProps } from "./Spinner";

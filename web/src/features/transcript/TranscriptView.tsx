@@ -3,9 +3,9 @@
 // while playing, on every animation frame (timeupdate alone fires only ~4 times a second).
 import { useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
-import { Button, Card, Spinner } from "../../components/ui";
+import { Button, Card, Label, LoadingRegion, Select, SelectContent, SelectItem, SelectTrigger, Skeleton, Spinner } from "../../components/ui";
 import { getTranscription, getTranscriptionAudioUrl, queryKeys, retryTranscription } from "../../lib/api/product";
 import type { Segment, TranscriptionDetail } from "../../lib/api/schemas";
 import { formatDateTime, formatDuration } from "../../lib/format";
@@ -39,7 +39,7 @@ export function TranscriptView({ id, startAt }: { id: string; startAt?: number |
   const [deleteOpen, setDeleteOpen] = useState(false);
   const [rerunOpen, setRerunOpen] = useState(false);
 
-  if (detail.isPending) return <Spinner label="Loading transcript…" />;
+  if (detail.isPending) return <TranscriptSkeleton />;
   if (detail.isError) throw detail.error;
   const transcript = detail.data;
   const completed = transcript.status === "completed";
@@ -176,6 +176,7 @@ function Player({ transcript, startAt }: { transcript: TranscriptionDetail; star
   const audioRef = useRef<HTMLAudioElement>(null);
   const [time, setTime] = useState(0);
   const [rate, setRate] = useState(1);
+  const rateId = useId();
 
   const readTime = useCallback(() => {
     const audio = audioRef.current;
@@ -281,16 +282,19 @@ function Player({ transcript, startAt }: { transcript: TranscriptionDetail; star
           </p>
         ) : null}
         <div className="player-controls">
-          <label className="label player-rate">
-            Speed{" "}
-            <select className="input select" value={rate} onChange={(event) => setRate(Number(event.target.value))}>
-              {PLAYBACK_RATES.map((value) => (
-                <option key={value} value={value}>
-                  {value}×
-                </option>
-              ))}
-            </select>
-          </label>
+          <div className="player-rate">
+            <Label htmlFor={rateId}>Speed</Label>
+            <Select value={String(rate)} onValueChange={(value) => setRate(Number(value))}>
+              <SelectTrigger id={rateId} className="player-rate-trigger" />
+              <SelectContent>
+                {PLAYBACK_RATES.map((value) => (
+                  <SelectItem key={value} value={String(value)}>
+                    {value}×
+                  </SelectItem>
+                ))}
+              </SelectContent>
+            </Select>
+          </div>
           <Button size="sm" onClick={() => void copy()} disabled={!transcript.result}>
             Copy text
           </Button>
@@ -303,6 +307,20 @@ function Player({ transcript, startAt }: { transcript: TranscriptionDetail; star
         <Segments segments={segments} time={time} onSeek={seek} />
       ) : null}
     </>
+  );
+}
+
+/** The page's shape while it loads: title, player, a few lines of text. */
+function TranscriptSkeleton() {
+  return (
+    <LoadingRegion label="Loading transcript…" className="transcript-skeleton">
+      <Skeleton width="6rem" height="0.8rem" />
+      <Skeleton width="min(22rem, 80%)" height="2.25rem" />
+      <Skeleton height="5.5rem" className="transcript-skeleton-player" />
+      {[92, 76, 85, 60].map((width) => (
+        <Skeleton key={width} width={`${width}%`} />
+      ))}
+    </LoadingRegion>
   );
 }
 

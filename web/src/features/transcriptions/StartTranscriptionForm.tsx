@@ -4,9 +4,9 @@
 // whose engine is still being prepared (first start) can be chosen, says how far it is, and
 // its job waits for it.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useId, useState, type FormEvent } from "react";
+import { useId, useMemo, useState, type FormEvent } from "react";
 import { toast } from "sonner";
-import { Button, FieldError, Label, Spinner } from "../../components/ui";
+import { Button, Combobox, FieldError, Label, Select, SelectContent, SelectItem, SelectTrigger, Spinner, type ComboboxOption } from "../../components/ui";
 import { billingQueryKeys, TRIAL_LIMIT_ERROR_CODE } from "../../lib/api/billing";
 import { ApiError } from "../../lib/api/errors";
 import { listModels, queryKeys, startTranscription, type StartTranscription } from "../../lib/api/product";
@@ -49,6 +49,11 @@ export function languageLabel(code: string): string {
   } catch {
     return code;
   }
+}
+
+/** A language for the searchable list: "German (de)", found by "germ…" or by its code "de". */
+export function languageOption(code: string): ComboboxOption {
+  return { value: code, label: languageLabel(code), keywords: code === "auto" ? ["auto", "detect"] : [code] };
 }
 
 /** "Preparing the speech engine… 38%" from the server's reason (which also says what it is doing). */
@@ -95,6 +100,7 @@ export function StartTranscriptionForm({
   const modelId = chosen?.id ?? catalog.find(usable)?.id ?? "";
   const model: SpeechModel | undefined = catalog.find((m) => m.id === modelId);
   const languages = model?.languages ?? [];
+  const languageOptions = useMemo(() => languages.map(languageOption), [languages]);
   const isEnglish = language === "en";
   const translateDisabled = isEnglish || model?.translation === false;
 
@@ -164,26 +170,31 @@ export function StartTranscriptionForm({
 
   return (
     <form className="start-form" onSubmit={submit} noValidate aria-label={label}>
-      <div className="field">
+      <div className="field field-half">
         <Label htmlFor={ids.model}>Model</Label>
-        <select
-          id={ids.model}
-          className="input select"
+        <Select
           value={modelId}
-          onChange={(event) => {
-            const next = catalog.find((m) => m.id === event.target.value);
-            setChosenModel(event.target.value);
+          onValueChange={(value) => {
+            const next = catalog.find((m) => m.id === value);
+            setChosenModel(value);
             if (next && language && !next.languages.includes(language)) setLanguage("");
             if (next && !next.translation) setTranslate(false);
           }}
         >
-          {catalog.map((m) => (
-            <option key={m.id} value={m.id} disabled={!usable(m)} title={m.reason}>
-              {m.name}
-              {m.preparing ? " — preparing" : !m.available && m.reason ? ` — unavailable: ${m.reason}` : ""}
-            </option>
-          ))}
-        </select>
+          <SelectTrigger id={ids.model} placeholder="Select a model" invalid={Boolean(errors.model)} />
+          <SelectContent>
+            {catalog.map((m) => (
+              <SelectItem
+                key={m.id}
+                value={m.id}
+                disabled={!usable(m)}
+                description={m.preparing ? "Preparing" : !m.available && m.reason ? `Unavailable: ${m.reason}` : undefined}
+              >
+                {m.name}
+              </SelectItem>
+            ))}
+          </SelectContent>
+        </Select>
         {model?.preparing ? (
           <p className="muted field-hint" role="status" data-testid="engine-preparing">
             {preparingLine(model.reason)} You can start now: the transcription begins as soon as it is ready.
@@ -194,28 +205,24 @@ export function StartTranscriptionForm({
         <FieldError id={`${ids.model}-error`}>{errors.model}</FieldError>
       </div>
 
-      <div className="field">
+      <div className="field field-half">
         <Label htmlFor={ids.language}>Language</Label>
-        <select
+        <Combobox
           id={ids.language}
-          className="input select"
           value={language}
-          required
-          aria-invalid={errors.language ? true : undefined}
+          options={languageOptions}
+          placeholder="Select a language"
+          searchPlaceholder="Search languages…"
+          listLabel="Languages"
+          emptyText="No language matches."
+          invalid={Boolean(errors.language)}
           aria-describedby={errors.language ? ids.languageError : undefined}
-          onChange={(event) => {
-            setLanguage(event.target.value);
-            if (event.target.value === "en") setTranslate(false);
+          onValueChange={(value) => {
+            setLanguage(value);
+            if (value === "en") setTranslate(false);
             setErrors((current) => ({ ...current, language: undefined, translate: undefined }));
           }}
-        >
-          <option value="">Select a language</option>
-          {languages.map((code) => (
-            <option key={code} value={code}>
-              {languageLabel(code)}
-            </option>
-          ))}
-        </select>
+        />
         <FieldError id={ids.languageError}>{errors.language}</FieldError>
       </div>
 
@@ -254,7 +261,7 @@ export function StartTranscriptionForm({
 
       {refusal ? <TrialLimitRefusal message={refusal} /> : null}
 
-      <div className="button-row">
+      <div className="form-actions">
         <Button type="submit" variant="primary" loading={start.isPending} disabled={!model || !usable(model)}>
           {submitLabel}
         </Button>

@@ -4,7 +4,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useEffect, useId, useState } from "react";
-import { Button, Input, Label, Spinner } from "../../components/ui";
+import { Button, Input, Label, LoadingRegion, Skeleton } from "../../components/ui";
 import { SearchResults } from "../editor/SearchResults";
 import { listTranscriptions, queryKeys } from "../../lib/api/product";
 import type { TranscriptionListItem } from "../../lib/api/schemas";
@@ -66,7 +66,15 @@ export function TranscriptionsTable() {
       {q ? <SearchResults q={q} /> : null}
 
       {list.isPending ? (
-        <Spinner label="Loading transcriptions…" />
+        <LoadingRegion label="Loading transcriptions…" className="table-wrap table-skeleton">
+          {[0, 1, 2].map((row) => (
+            <div key={row} className="table-skeleton-row">
+              <Skeleton width="40%" />
+              <Skeleton width="12%" />
+              <Skeleton width="18%" />
+            </div>
+          ))}
+        </LoadingRegion>
       ) : list.isError ? (
         <p role="alert" className="field-error">
           Could not load your transcriptions: {list.error.message}{" "}
@@ -76,12 +84,15 @@ export function TranscriptionsTable() {
         </p>
       ) : rows.length === 0 ? (
         <div className="empty-state">
+          <svg className="empty-state-icon" width="32" height="32" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+            <path d="M12 3v10m-4-4v4m8-6v6M6 17h12M4 21h16" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+          </svg>
           {q ? <p>No transcriptions match “{q}”.</p> : <p>No transcriptions yet. Upload a recording above to get started.</p>}
         </div>
       ) : (
         <>
           <div className="table-wrap">
-            <table className="table">
+            <table className="table table-stacked">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
