@@ -7,6 +7,7 @@ import { findRevision, indexSegments, insertRevision, isEngineResult, segmentsOf
 import type { ResultsTable, RevisionRow, TranscriptionRow } from "./db/schema.js";
 import { applyEdit, isNoop, type ChangeSummary, type EditableSegment, type SegmentEdit } from "./domain/edit-timing.js";
 import { deltaOf, MAX_DELTA_CHAIN } from "./domain/revision-delta.js";
+import { rememberSegments } from "./db/revision-cache.js";
 
 /** A result as one revision reads: the engine's row (language, duration) and the revision's segments. */
 export interface RevisionView {
@@ -82,7 +83,7 @@ export interface SavedEdit extends RevisionView {
  * TranscriptEdited put in the outbox. A save that changes nothing makes no revision.
  */
 export async function saveEdit(db: Db, input: { userId: string; id: string; baseRevision: number; edits: SegmentEdit[] }): Promise<SavedEdit> {
-  return db.transaction().execute(async (trx) => {
+  const saved = await db.transaction().execute(async (trx) => {
     const row = await lockEditable(trx, input.userId, input.id);
     if (input.baseRevision !== row.revision) throw conflict(row.revision);
     const current = await findRevision(trx, row.id, row.revision);
@@ -121,6 +122,9 @@ export async function saveEdit(db: Db, input: { userId: string; id: string; base
       changed: delta.segments,
     };
   });
+  // Committed: the next save starts from these segments without reading them back.
+  rememberSegments(saved.transcription.id, saved.revision.number, saved.segments);
+  return saved;
 }
 
 async function viewWith(db: Db | Trx, revision: RevisionRow, segments: EditableSegment[]): Promise<RevisionView> {

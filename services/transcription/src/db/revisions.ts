@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { ChangeSummary, EditableSegment } from "../domain/edit-timing.js";
 import { applyDelta, type SegmentDelta } from "../domain/revision-delta.js";
+import { cachedSegments, rememberSegments } from "./revision-cache.js";
 import { json, type Db, type Trx } from "./repository.js";
 import type { RevisionKind, RevisionRow } from "./schema.js";
 
@@ -47,6 +48,8 @@ async function engineSegments(db: Db | Trx, resultId: string): Promise<EditableS
  */
 export async function segmentsOf(db: Db | Trx, revision: RevisionRow): Promise<EditableSegment[]> {
   if (revision.segments) return revision.segments;
+  const cached = cachedSegments(revision.transcription_id, revision.number);
+  if (cached) return cached;
   if (!revision.delta) return engineSegments(db, revision.result_id);
   const rows = await db
     .selectFrom("transcription_revisions")
@@ -64,6 +67,8 @@ export async function segmentsOf(db: Db | Trx, revision: RevisionRow): Promise<E
     if (!row.delta) {
       let segments = row.segments ?? (await engineSegments(db, row.result_id));
       for (const delta of deltas.reverse()) segments = applyDelta(segments, delta);
+      // Rows read here are committed (a save reads the current one under the row lock).
+      rememberSegments(revision.transcription_id, revision.number, segments);
       return segments;
     }
     deltas.push(row.delta);
