@@ -70,9 +70,13 @@ describe("transcript editor API through the BFF", () => {
     const saved = await api(alice, "PUT", `/api/v1/transcriptions/${id}/result`, { segments: edits }, { "if-match": '"rev-1"' });
     expect(saved.status).toBe(200);
     expect(saved.headers.get("etag")).toBe('"rev-2"');
-    const body = (await saved.json()) as { revision: { number: number; kind: string; author_id: string }; result: Result };
+    const body = (await saved.json()) as { revision: { number: number; kind: string; author_id: string }; changed: Result; segment_ids: number[] };
     expect(body.revision).toMatchObject({ number: 2, kind: "edit", author_id: aliceId });
-    const review = body.result.segments[0]!.words!.find((w) => w.word === "review")!;
+    // Only what changed comes back: the one edited segment, and the order of all of them.
+    expect(body.changed.revision).toBe(2);
+    expect(body.changed.segments.map((s) => s.id)).toEqual([detail.result.segments[0]!.id]);
+    expect(body.segment_ids).toEqual(detail.result.segments.map((s) => s.id));
+    const review = body.changed.segments[0]!.words!.find((w) => w.word === "review")!;
     const renew = detail.result.segments[0]!.words!.find((w) => w.word === "renew")!;
     expect([review.start, review.end]).toEqual([renew.start, renew.end]);
 

@@ -3,9 +3,11 @@ import { AppError, enqueueEvents, newEvent } from "@transcribe/platform";
 import { TranscriptEditedSchema } from "@transcribe/proto/events/v1/events";
 import type { Selectable } from "kysely";
 import { lockTranscription, type Db, type Trx } from "./db/repository.js";
-import { findRevision, indexSegments, insertRevision, segmentsOf } from "./db/revisions.js";
+import { findRevision, indexSegments, insertRevision, isEngineResult, segmentsOf } from "./db/revisions.js";
 import type { ResultsTable, RevisionRow, TranscriptionRow } from "./db/schema.js";
 import { applyEdit, isNoop, type ChangeSummary, type EditableSegment, type SegmentEdit } from "./domain/edit-timing.js";
+import { deltaOf, MAX_DELTA_CHAIN } from "./domain/revision-delta.js";
+import { rememberSegments } from "./db/revision-cache.js";
 
 /** A result as one revision reads: the engine's row (language, duration) and the revision's segments. */
 export interface RevisionView {
@@ -36,10 +38,7 @@ async function lockEditable(trx: Trx, userId: string, id: string): Promise<Trans
 }
 
 export async function viewOf(db: Db | Trx, revision: RevisionRow): Promise<RevisionView> {
-  const result = await db.selectFrom("transcription_results").selectAll().where("id", "=", revision.result_id).executeTakeFirstOrThrow();
-  const segments = await segmentsOf(db, revision);
-  const text = revision.segments ? segments.map((s) => s.text.trim()).join(" ") : result.text;
-  return { result, revision, segments, text };
+  return viewWith(db, revision, await segmentsOf(db, revision));
 }
 
 /** A revision of one of the user's transcripts; another transcript's number is simply not found here. */
@@ -69,21 +68,31 @@ async function announce(trx: Trx, row: TranscriptionRow, revision: number): Prom
   ]);
 }
 
+/** A save's outcome: the new revision's view, and what changed over the base (for a short answer). */
+export interface SavedEdit extends RevisionView {
+  transcription: TranscriptionRow;
+  /** The segments that are new or differ from the base revision's, in order. */
+  changed: EditableSegment[];
+}
+
 /**
  * Saves an edit as a new revision, in one transaction: the transcript row is locked, the
  * base revision checked, the edit applied to the current segments (refused edits write
- * nothing), the revision stored, search rows of the touched segments rewritten and
+ * nothing), the revision stored (as a delta over its base, or whole every
+ * MAX_DELTA_CHAIN saves), search rows of the touched segments rewritten and
  * TranscriptEdited put in the outbox. A save that changes nothing makes no revision.
  */
-export async function saveEdit(db: Db, input: { userId: string; id: string; baseRevision: number; edits: SegmentEdit[] }): Promise<RevisionView> {
-  return db.transaction().execute(async (trx) => {
+export async function saveEdit(db: Db, input: { userId: string; id: string; baseRevision: number; edits: SegmentEdit[] }): Promise<SavedEdit> {
+  const saved = await db.transaction().execute(async (trx) => {
     const row = await lockEditable(trx, input.userId, input.id);
     if (input.baseRevision !== row.revision) throw conflict(row.revision);
     const current = await findRevision(trx, row.id, row.revision);
     if (!current) throw conflict(row.revision);
     const base = await segmentsOf(trx, current);
     const outcome = applyEdit(base, input.edits, current.next_segment_id);
-    if (isNoop(outcome.changes)) return viewOf(trx, current);
+    if (isNoop(outcome.changes)) return { ...(await viewWith(trx, current, base)), transcription: row, changed: [] };
+    const delta = deltaOf(base, outcome.segments);
+    const chain = current.chain + 1;
     const number = await nextNumber(trx, row.id);
     const revision = await insertRevision(trx, {
       transcriptionId: row.id,
@@ -95,6 +104,7 @@ export async function saveEdit(db: Db, input: { userId: string; id: string; base
       restoredFrom: null,
       changes: outcome.changes,
       segments: outcome.segments,
+      delta: chain <= MAX_DELTA_CHAIN ? { changes: delta, chain } : undefined,
       nextSegmentId: outcome.nextSegmentId,
     });
     const result = await trx.selectFrom("transcription_results").selectAll().where("id", "=", current.result_id).executeTakeFirstOrThrow();
@@ -103,8 +113,24 @@ export async function saveEdit(db: Db, input: { userId: string; id: string; base
       removed: outcome.changes.removed_segments,
     });
     await announce(trx, row, number);
-    return { result, revision, segments: outcome.segments, text: outcome.segments.map((s) => s.text.trim()).join(" ") };
+    return {
+      result,
+      revision,
+      segments: outcome.segments,
+      text: outcome.segments.map((s) => s.text.trim()).join(" "),
+      transcription: { ...row, revision: number },
+      changed: delta.segments,
+    };
   });
+  // Committed: the next save starts from these segments without reading them back.
+  rememberSegments(saved.transcription.id, saved.revision.number, saved.segments);
+  return saved;
+}
+
+async function viewWith(db: Db | Trx, revision: RevisionRow, segments: EditableSegment[]): Promise<RevisionView> {
+  const result = await db.selectFrom("transcription_results").selectAll().where("id", "=", revision.result_id).executeTakeFirstOrThrow();
+  const text = isEngineResult(revision) ? result.text : segments.map((s) => s.text.trim()).join(" ");
+  return { result, revision, segments, text };
 }
 
 function difference(from: readonly EditableSegment[], to: readonly EditableSegment[]): ChangeSummary {
@@ -149,8 +175,8 @@ export async function restoreRevision(db: Db, input: { userId: string; id: strin
       baseNumber: row.revision,
       restoredFrom: target.number,
       changes: difference(from, to),
-      // An original stays a pointer to the engine's rows.
-      segments: target.segments,
+      // An original stays a pointer to the engine's rows; anything else is stored whole.
+      segments: isEngineResult(target) ? null : to,
       nextSegmentId: Math.max(target.next_segment_id, current?.next_segment_id ?? 0),
     });
     const view = await viewOf(trx, revision);

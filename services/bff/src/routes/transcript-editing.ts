@@ -42,6 +42,17 @@ const revisionSchema = z
 
 const revisionWithResult = z.object({ revision: revisionSchema, result: resultSchema }).meta({ id: "TranscriptRevisionWithResult", description: "A revision and the transcript as it reads in it" });
 
+const savedSchema = z
+  .object({
+    revision: revisionSchema,
+    changed: resultSchema.describe("The saved result with only the segments that are new or differ from the base revision's"),
+    segment_ids: z.array(z.number().int()).describe("Every segment id of the saved revision, in order: the base's segments with `changed.segments` put in"),
+  })
+  .meta({
+    id: "TranscriptSaved",
+    description: "A save's answer: the new revision (the current one when nothing changed) and what changed, not the whole transcript (GET …/revisions/{rev} has it)",
+  });
+
 const saveSchema = z
   .object({
     base_revision: z.number().int().positive().max(2_147_483_647).optional().describe("The revision the edit started from (or send If-Match)"),
@@ -131,7 +142,7 @@ export const transcriptEditingRoutes: FastifyPluginAsyncZod<{ client: Client<typ
         security: security.session,
         params: idParams,
         body: saveSchema,
-        response: { 200: revisionWithResult, ...errors },
+        response: { 200: savedSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -145,8 +156,11 @@ export const transcriptEditingRoutes: FastifyPluginAsyncZod<{ client: Client<typ
           text: s.text,
           ...(s.speaker !== undefined ? { speaker: s.speaker } : {}),
         })),
+        changesOnly: true,
       });
-      return withRevision(reply, answer);
+      if (!answer.revision || !answer.result) throw new AppError("not_found", "Transcription not found");
+      reply.header("etag", etagOf(answer.result.revision)).header("cache-control", "private, no-cache");
+      return { revision: toRevisionBody(answer.revision), changed: toResultBody(answer.result), segment_ids: answer.segmentIds };
     },
   );
 

@@ -1,5 +1,7 @@
 import type { Migrations } from "@transcribe/platform";
 import { sql, type Kysely } from "kysely";
+import type { EditableSegment } from "../domain/edit-timing.js";
+import { deltaOf, MAX_DELTA_CHAIN, sameSegment } from "../domain/revision-delta.js";
 
 /** The transcription service's schema: transcriptions, results and jobs. Append new migrations; never edit applied ones. */
 export const migrations: Migrations = {
@@ -229,6 +231,40 @@ export const migrations: Migrations = {
       await sql`
         create index transcription_jobs_runnable_pool on transcription_jobs (pool, run_after)
         where status in ('pending','processing','transcribing')`.execute(db);
+    },
+  },
+  // Revision deltas (decision 0021): an edit is stored as the segments it changed over
+  // its base, with a whole snapshot every MAX_DELTA_CHAIN edits. Existing edits, stored
+  // whole, become deltas the same way, one transcript at a time.
+  "0007_revision_deltas": {
+    async up(db: Kysely<any>) {
+      await sql`alter table transcription_revisions add column delta json`.execute(db);
+      await sql`alter table transcription_revisions add column chain integer not null default 0`.execute(db);
+      await sql`alter table transcription_revisions add constraint transcription_revisions_one_form check (segments is null or delta is null)`.execute(db);
+      const edited = await sql<{ transcription_id: string }>`
+        select distinct transcription_id from transcription_revisions where kind = 'edit' and segments is not null`.execute(db);
+      for (const { transcription_id: id } of edited.rows) {
+        const rows = await sql<{ number: number; kind: string; result_id: string; base_number: number | null; segments: EditableSegment[] | null }>`
+          select number, kind, result_id, base_number, segments from transcription_revisions
+          where transcription_id = ${id} order by number`.execute(db);
+        let previous: { number: number; segments: EditableSegment[]; chain: number } | undefined;
+        for (const row of rows.rows) {
+          const segments =
+            row.segments ??
+            (
+              await sql<EditableSegment>`
+                select position as id, start_seconds as start, end_seconds as "end", text, words, speaker
+                from transcription_segments where result_id = ${row.result_id} order by position`.execute(db)
+            ).rows.map(({ speaker, ...s }) => ({ ...s, ...(speaker ? { speaker } : {}) }));
+          const chain = previous ? previous.chain + 1 : 0;
+          if (row.kind === "edit" && row.segments && previous && row.base_number === previous.number && chain <= MAX_DELTA_CHAIN) {
+            const delta = deltaOf(previous.segments, segments, sameSegment);
+            await sql`update transcription_revisions set segments = null, delta = ${JSON.stringify(delta)}::json, chain = ${chain}
+              where transcription_id = ${id} and number = ${row.number}`.execute(db);
+            previous = { number: row.number, segments, chain };
+          } else previous = { number: row.number, segments, chain: 0 };
+        }
+      }
     },
   },
 };

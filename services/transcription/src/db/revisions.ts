@@ -1,5 +1,7 @@
 import { sql } from "kysely";
 import type { ChangeSummary, EditableSegment } from "../domain/edit-timing.js";
+import { applyDelta, type SegmentDelta } from "../domain/revision-delta.js";
+import { cachedSegments, rememberSegments } from "./revision-cache.js";
 import { json, type Db, type Trx } from "./repository.js";
 import type { RevisionKind, RevisionRow } from "./schema.js";
 
@@ -17,7 +19,7 @@ export async function findRevision(db: Db | Trx, transcriptionId: string, number
     .executeTakeFirst();
 }
 
-export async function listRevisions(db: Db, transcriptionId: string): Promise<Array<Omit<RevisionRow, "segments">>> {
+export async function listRevisions(db: Db, transcriptionId: string): Promise<Array<Omit<RevisionRow, "segments" | "delta" | "chain">>> {
   return db
     .selectFrom("transcription_revisions")
     .select(["transcription_id", "number", "result_id", "kind", "author_id", "base_number", "restored_from", "changes", "next_segment_id", "created_at"])
@@ -26,16 +28,52 @@ export async function listRevisions(db: Db, transcriptionId: string): Promise<Ar
     .execute();
 }
 
-/** The segments a revision reads as: its own list, or the engine's for an original. */
-export async function segmentsOf(db: Db | Trx, revision: RevisionRow): Promise<EditableSegment[]> {
-  if (revision.segments) return revision.segments;
+/** Whether a revision is the engine's result itself (no segments of its own). */
+export const isEngineResult = (revision: Pick<RevisionRow, "segments" | "delta">) => !revision.segments && !revision.delta;
+
+async function engineSegments(db: Db | Trx, resultId: string): Promise<EditableSegment[]> {
   const rows = await db
     .selectFrom("transcription_segments")
     .select(["position", "start_seconds", "end_seconds", "text", "words", "speaker"])
-    .where("result_id", "=", revision.result_id)
+    .where("result_id", "=", resultId)
     .orderBy("position")
     .execute();
   return rows.map((r) => ({ id: r.position, start: r.start_seconds, end: r.end_seconds, text: r.text, words: r.words, ...(r.speaker ? { speaker: r.speaker } : {}) }));
+}
+
+/**
+ * The segments a revision reads as: its snapshot, the engine's for an original, or for a
+ * delta the snapshot its chain starts from with the chain's deltas applied in order (one
+ * query for the chain, at most MAX_DELTA_CHAIN rows).
+ */
+export async function segmentsOf(db: Db | Trx, revision: RevisionRow): Promise<EditableSegment[]> {
+  if (revision.segments) return revision.segments;
+  const cached = cachedSegments(revision.transcription_id, revision.number);
+  if (cached) return cached;
+  if (!revision.delta) return engineSegments(db, revision.result_id);
+  const rows = await db
+    .selectFrom("transcription_revisions")
+    .select(["number", "result_id", "base_number", "segments", "delta"])
+    .where("transcription_id", "=", revision.transcription_id)
+    .where("number", ">=", revision.number - revision.chain)
+    .where("number", "<", revision.number)
+    .execute();
+  const byNumber = new Map(rows.map((r) => [r.number, r]));
+  const deltas: SegmentDelta[] = [revision.delta];
+  let at = revision.base_number;
+  for (;;) {
+    const row = at === null ? undefined : byNumber.get(at);
+    if (!row) throw new Error(`Revision ${revision.number} of ${revision.transcription_id}: its delta chain is broken at ${at}`);
+    if (!row.delta) {
+      let segments = row.segments ?? (await engineSegments(db, row.result_id));
+      for (const delta of deltas.reverse()) segments = applyDelta(segments, delta);
+      // Rows read here are committed (a save reads the current one under the row lock).
+      rememberSegments(revision.transcription_id, revision.number, segments);
+      return segments;
+    }
+    deltas.push(row.delta);
+    at = row.base_number;
+  }
 }
 
 export async function insertRevision(
@@ -49,7 +87,10 @@ export async function insertRevision(
     baseNumber: number | null;
     restoredFrom: number | null;
     changes: ChangeSummary | Record<string, never>;
+    /** Stored whole (a snapshot); null with no delta: the engine's segments. */
     segments: EditableSegment[] | null;
+    /** Or the changes over baseNumber, chain deltas from the last whole one. */
+    delta?: { changes: SegmentDelta; chain: number } | undefined;
     nextSegmentId: number;
   },
 ): Promise<RevisionRow> {
@@ -64,13 +105,15 @@ export async function insertRevision(
       base_number: revision.baseNumber,
       restored_from: revision.restoredFrom,
       changes: json(revision.changes),
-      segments: revision.segments ? sql<EditableSegment[]>`${JSON.stringify(revision.segments)}::json` : null,
+      segments: revision.segments && !revision.delta ? sql<EditableSegment[]>`${JSON.stringify(revision.segments)}::json` : null,
+      delta: revision.delta ? sql<SegmentDelta>`${JSON.stringify(revision.delta.changes)}::json` : null,
+      chain: revision.delta?.chain ?? 0,
       next_segment_id: revision.nextSegmentId,
     })
     // Not the segments: the caller has them, and they are the bulk of the row.
-    .returning(["transcription_id", "number", "result_id", "kind", "author_id", "base_number", "restored_from", "changes", "next_segment_id", "created_at"])
+    .returning(["transcription_id", "number", "result_id", "kind", "author_id", "base_number", "restored_from", "changes", "next_segment_id", "chain", "created_at"])
     .executeTakeFirstOrThrow()
-    .then((row) => ({ ...row, segments: revision.segments }));
+    .then((row) => ({ ...row, segments: revision.delta ? null : revision.segments, delta: revision.delta?.changes ?? null }));
   await trx
     .updateTable("transcriptions")
     .set({ revision: revision.number, updated_at: sql`now()`, search_config: sql`(select transcript_search_config(language) from transcription_results where id = ${revision.resultId})` })

@@ -96,6 +96,12 @@ export interface EnginesTable {
   updated_at: Date;
 }
 
+/** A revision as its base plus the segments that differ: the new order and those segments whole. */
+export interface RevisionDelta {
+  ids: number[];
+  segments: EditableSegment[];
+}
+
 export type RevisionKind = "original" | "edit" | "restore";
 
 export interface RevisionsTable {
@@ -107,8 +113,12 @@ export interface RevisionsTable {
   base_number: number | null;
   restored_from: number | null;
   changes: ChangeSummary | Record<string, never>;
-  /** null: the engine's segments (transcription_segments of result_id). */
+  /** A full snapshot; null with delta null: the engine's segments (transcription_segments of result_id). */
   segments: EditableSegment[] | null;
+  /** Set instead of segments: the changes over revision base_number (decision 0021, deltas). */
+  delta: RevisionDelta | null;
+  /** Deltas between this revision and the snapshot (or original) it reads from; 0 for a full one. */
+  chain: Generated<number>;
   next_segment_id: number;
   created_at: Generated<Date>;
 }

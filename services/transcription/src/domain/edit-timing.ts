@@ -222,6 +222,7 @@ function timeGroup(group: Group, before: Word | undefined): { perEdit: Word[][];
 }
 
 const sameTokens = (segment: EditableSegment, edit: SegmentEdit) => {
+  if (segment.text === edit.text) return true;
   const a = tokenize(segment.text);
   const b = tokenize(edit.text);
   return a.length === b.length && a.every((t, i) => t === b[i]);

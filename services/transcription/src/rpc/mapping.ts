@@ -134,7 +134,7 @@ export function toResult(view: RevisionView, withWords: boolean): TranscriptionR
   });
 }
 
-export function toRevision(row: Omit<RevisionRow, "segments">): Revision {
+export function toRevision(row: Omit<RevisionRow, "segments" | "delta" | "chain">): Revision {
   const changes = row.changes as Partial<ChangeSummary>;
   return create(RevisionSchema, {
     number: row.number,

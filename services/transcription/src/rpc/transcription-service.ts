@@ -386,14 +386,19 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
     async saveTranscript(request) {
       const userId = requireUser(request.userId);
       const id = requireId(request.id);
-      const view = await saveEdit(db, {
+      const saved = await saveEdit(db, {
         userId,
         id,
         baseRevision: request.baseRevision,
         edits: request.segments.map((s) => ({ ...(s.id !== undefined ? { id: s.id } : {}), text: s.text, ...(s.speaker !== undefined ? { speaker: s.speaker } : {}) })),
       });
-      const row = (await findTranscription(db, userId, id))!;
-      return { revision: toRevision(view.revision), result: toResult(view, wantsWords(row)) };
+      const withWords = wantsWords(saved.transcription);
+      if (!request.changesOnly) return { revision: toRevision(saved.revision), result: toResult(saved, withWords) };
+      return {
+        revision: toRevision(saved.revision),
+        result: toResult({ ...saved, segments: saved.changed }, withWords),
+        segmentIds: saved.segments.map((s) => s.id),
+      };
     },
 
     async listRevisions(request) {

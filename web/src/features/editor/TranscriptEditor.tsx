@@ -12,7 +12,7 @@ import type { Segment, TranscriptionDetail } from "../../lib/api/schemas";
 import { formatDateTime, formatDuration } from "../../lib/format";
 import { SpeakerTag, useSpeakerView } from "../speakers";
 import { activeIndex } from "../transcript/active-segment";
-import { editorKeys, listRevisions, restoreRevision, saveTranscript } from "./api";
+import { editorKeys, listRevisions, restoreRevision, saveAndPatch } from "./api";
 import {
   clearDraft,
   commit,
@@ -92,7 +92,7 @@ export function TranscriptEditor({
   const change = useCallback((next: (d: Draft) => Draft) => setHistory((h) => commit(h, next(h.present))), []);
 
   const applySaved = useCallback(
-    (saved: Awaited<ReturnType<typeof saveTranscript>>) => {
+    (saved: Awaited<ReturnType<typeof saveAndPatch>>) => {
       clearDraft(transcript.id);
       queryClient.setQueryData<TranscriptionDetail>(queryKeys.transcription(transcript.id), (old) => (old ? { ...old, result: saved.result } : old));
       setHistory(historyOf(draftFrom(transcript.id, saved.result.revision, saved.result.segments)));
@@ -103,7 +103,7 @@ export function TranscriptEditor({
   );
 
   const save = useMutation({
-    mutationFn: (d: Draft) => saveTranscript(transcript.id, toSaveBody(d)),
+    mutationFn: (d: Draft) => saveAndPatch(transcript.id, result, toSaveBody(d)),
     onSuccess: (saved) => {
       applySaved(saved);
       toast.success(`Saved as revision ${saved.revision.number}`);

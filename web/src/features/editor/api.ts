@@ -49,8 +49,40 @@ export const editorKeys = {
   search: (q: string, offset: number) => ["transcriptions", "search", q, offset] as const,
 };
 
+type Result = z.infer<typeof resultSchema>;
+
+/** A save answers with what changed only (a two-hour transcript is megabytes); see patchSaved. */
+const savedSchema = z.object({ revision: revisionSchema, changed: resultSchema, segmentIds: z.array(z.number()) });
+export type Saved = z.infer<typeof savedSchema>;
+
 export function saveTranscript(id: string, body: { baseRevision: number; segments: Array<{ id?: number; text: string; speaker?: string }> }) {
-  return api.request({ method: "PUT", path: "/transcriptions/{id}/result", params: { id }, body, schema: revisionWithResultSchema });
+  return api.request({ method: "PUT", path: "/transcriptions/{id}/result", params: { id }, body, schema: savedSchema });
+}
+
+export function getRevision(id: string, revision: number) {
+  return api.request({ path: "/transcriptions/{id}/revisions/{rev}", params: { id, rev: revision }, schema: revisionWithResultSchema });
+}
+
+/**
+ * The saved result: the answer's changed segments put into the result the save was based
+ * on, in the answer's order. Undefined when `base` is not that revision (or lacks a
+ * segment), so the caller reads the saved revision whole instead.
+ */
+export function patchSaved(base: Result, saved: Saved): Result | undefined {
+  const unchanged = saved.changed.revision === base.revision;
+  if (!unchanged && saved.revision.baseRevision !== base.revision) return undefined;
+  const byId = new Map(base.segments.map((s) => [s.id, s]));
+  for (const s of saved.changed.segments) byId.set(s.id, s);
+  const segments = saved.segmentIds.map((id) => byId.get(id));
+  if (segments.some((s) => s === undefined)) return undefined;
+  return { ...saved.changed, segments: segments as Result["segments"] };
+}
+
+/** Saves, and gives the saved revision and its whole result as a restore does. */
+export async function saveAndPatch(id: string, base: Result, body: Parameters<typeof saveTranscript>[1]) {
+  const saved = await saveTranscript(id, body);
+  const result = patchSaved(base, saved) ?? (await getRevision(id, saved.changed.revision)).result;
+  return { revision: saved.revision, result };
 }
 
 export function listRevisions(id: string, signal?: AbortSignal) {
