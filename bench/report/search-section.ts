@@ -13,7 +13,7 @@ interface Timing {
 }
 
 export interface SearchData {
-  corpus?: { transcripts: number; otherUserTranscripts: number; segmentsPerTranscript: number; wordsPerSegment: number; vocabulary: number; segments: number; tableSize: string; generateSeconds: number };
+  corpus?: { transcripts: number; otherUserTranscripts: number; segmentsPerTranscript: number; wordsPerSegment: number; vocabulary: number; segments: number; tableSize: string; generateSeconds: number; reused?: boolean };
   search?: { targetP95Ms: number; countCap?: number; all: Timing; groups: Record<string, Timing & { medianTotalCount: number }> };
   save: Timing & { targetP95Ms: number; segments: number; words: number };
 }
@@ -47,7 +47,7 @@ reindex the touched segment, outbox event, the whole result back). **Target: p95
     const cap = d.search.countCap ?? 1000;
     parts.push(
       "",
-      `Corpus: ${num(d.corpus.transcripts)} + ${num(d.corpus.otherUserTranscripts)} transcripts, ${num(d.corpus.segments)} segments, ${d.corpus.tableSize} with the index, generated in ${num(d.corpus.generateSeconds)} s.`,
+      `Corpus: ${num(d.corpus.transcripts)} + ${num(d.corpus.otherUserTranscripts)} transcripts, ${num(d.corpus.segments)} segments, ${d.corpus.tableSize} with the index, generated in ${num(d.corpus.generateSeconds)} s${d.corpus.reused ? " (by an earlier run with --data-dir; this run reused it)" : ""}.`,
       "",
       table(
         ["queries", "n", "p50", "p95", "p99", "max", "median total_count"],
