@@ -77,7 +77,10 @@ thousands of segments decodes in single-digit milliseconds (EXPLAIN ANALYZE, a r
 picks (a rank-35 word: ~15,000 rows, 5–25 ms). Before, 1,000 hits were counted with the transcript joined to
 each (1,000 rows and ~950 index probes a query), and every RPC waited ~40 ms for a delayed ACK because the
 RPC server's sockets kept Nagle's algorithm on. A transcript-level index (candidates from at most 10,000 entries)
-would decode less for common words but cannot count segment hits without reading them. Save: a revision is the whole segment list (1.6 MB of json for two hours): it is read, parsed,
+would decode less for common words but cannot count segment hits without reading them. The load moved the p95
+more than anything else: three full runs in a row at 1-minute load averages between 12 and 34 gave 51.9, 72.0 and
+48.1 ms (the last is the table); the same queries called in-process, old and new code alternating under load
+~30, went from p50 35–43 ms to 13–17 ms. Save: a revision is the whole segment list (1.6 MB of json for two hours): it is read, parsed,
 written and sent back whole with the result over Connect; storing json instead of jsonb and not returning it from
 the insert halved it. Storing a revision as the changed segments over its base, and answering with only the
 changed segments, are the next steps toward the 200 ms target.`,
