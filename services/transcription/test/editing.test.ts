@@ -5,6 +5,7 @@ import { TranscriptEditedSchema } from "@transcribe/proto/events/v1/events";
 import type { TranscriptionResult } from "@transcribe/proto/transcription/v1/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_SEGMENT_TEXT } from "../src/domain/edit-timing.js";
+import { MAX_COUNTED } from "../src/search.js";
 import { completedTranscription, type CompletedOptions } from "./completed.js";
 import { migratedDatabase, startMediaServer, startTranscriptionApi } from "./helpers.js";
 
@@ -215,5 +216,30 @@ describe("search", () => {
     expect(page.totalCount).toBe(1);
     expect((await refusal(search(carol, "   "))).code).toBe(Code.InvalidArgument);
     expect((await refusal(search(carol, "x".repeat(201)))).code).toBe(Code.InvalidArgument);
+  });
+
+  it("counts up to MAX_COUNTED segment hits exactly, then says there are more; pages stay inside the counted hits", async () => {
+    const dave = `dave-${randomUUID()}`;
+    const many = MAX_COUNTED + 5;
+    await completed(dave, {
+      name: "Ferry log",
+      segments: Array.from({ length: many }, (_, i) => ({ start: i * 2, end: i * 2 + 1.5, text: `harbour entry number ${i}`, words: [] })),
+    });
+    await completed(dave, { name: "Coast", segments: [0, 1, 2].map((i) => ({ start: i, end: i + 1, text: `lighthouse ${i}`, words: [] })) });
+
+    const capped = await search(dave, "harbour");
+    expect(capped.totalCount).toBe(MAX_COUNTED);
+    expect(capped.totalCapped).toBe(true);
+    expect(capped.hits).toHaveLength(20);
+    const last = await search(dave, "harbour", 20, MAX_COUNTED - 5);
+    expect(last.hits).toHaveLength(5);
+    expect(last.totalCount).toBe(MAX_COUNTED);
+    const past = await search(dave, "harbour", 20, MAX_COUNTED + 20);
+    expect(past.hits).toEqual([]);
+    expect(past).toMatchObject({ totalCount: MAX_COUNTED, totalCapped: true });
+
+    const exact = await search(dave, "lighthouse");
+    expect(exact).toMatchObject({ totalCount: 3, totalCapped: false });
+    expect(exact.hits.map((h) => h.start).sort()).toEqual([0, 1, 2]);
   });
 });

@@ -84,7 +84,7 @@ const searchHitSchema = z.object({
 const searchSchema = z
   .object({
     hits: z.array(searchHitSchema),
-    total_count: z.number().int().nonnegative().describe("Counts at most 1,000 segment hits and 1,000 name hits"),
+    total_count: z.number().int().nonnegative().describe("Matching segments plus matching names, each kind counted exactly up to 200; hits past the count are not served"),
     total_capped: z.boolean().describe("There are more hits than total_count (search with more words to narrow it)"),
   })
   .meta({ id: "TranscriptSearch", description: "Matching segments and names with highlighted snippets and times" });

@@ -105,6 +105,9 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
         ? http2.createSecureServer({ ...options.tls, allowHTTP1: true }, handler as never)
         : createPolyglotServer(handler);
       server.on("connection", (socket: Socket) => {
+        // httpolyglot accepts on a plain net.Server, which leaves Nagle on: a response's
+        // HEADERS and DATA frames then wait for the peer's delayed ACK (~40 ms a call).
+        socket.setNoDelay(true);
         sockets.add(socket);
         socket.once("close", () => sockets.delete(socket));
       });

@@ -1457,7 +1457,7 @@ export type SearchTranscriptsResponse = Message<"transcribe.transcription.v1.Sea
   hits: SearchHit[];
 
   /**
-   * Hits in all, counting at most 1,000 segment hits and 1,000 name hits (ranked among
+   * Hits in all, counting at most 200 segment hits and 200 name hits (ranked among
    * themselves); total_capped says there are more.
    *
    * @generated from field: int32 total_count = 2;
