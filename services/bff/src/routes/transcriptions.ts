@@ -316,12 +316,31 @@ function toSettings(s: z.infer<typeof settingsSchema>) {
   };
 }
 
-/** Answers 304 when the client already has this body (If-None-Match), else sets the ETag. */
-function withEtag<T>(request: FastifyRequest, reply: FastifyReply, body: T): T | FastifyReply {
-  const etag = `W/"${createHash("sha1").update(JSON.stringify(body)).digest("base64url")}"`;
+/**
+ * Answers 304 when the client already has this body (If-None-Match), else the body with its
+ * ETag. The body is serialised once, here, and that text is both hashed and sent: the
+ * route's zod schema still types it (z.infer) and documents it, but is not run again on
+ * the way out (decision 0027).
+ */
+function sendWithEtag(request: FastifyRequest, reply: FastifyReply, json: string): FastifyReply {
+  const etag = `W/"${createHash("sha1").update(json).digest("base64url")}"`;
   reply.header("etag", etag).header("cache-control", "private, no-cache");
   if (request.headers["if-none-match"] === etag) return reply.code(304).send(null);
-  return body;
+  return reply.type("application/json; charset=utf-8").send(json);
+}
+
+const RESULT_PLACEHOLDER = ',"result":null,';
+
+/**
+ * The detail's JSON with the service's result_json spliced in as `result`. Inside a JSON
+ * string every quote is escaped, so `,"result":null,` can only be the detail's own field.
+ */
+function detailJson(t: Transcription): string {
+  const head = JSON.stringify(toDetail(t));
+  if (t.resultJson.length === 0) return head;
+  const at = head.indexOf(RESULT_PLACEHOLDER);
+  if (at < 0) throw new Error("the detail has no result field to fill");
+  return `${head.slice(0, at)},"result":${Buffer.from(t.resultJson.buffer, t.resultJson.byteOffset, t.resultJson.byteLength).toString("utf8")},${head.slice(at + RESULT_PLACEHOLDER.length)}`;
 }
 
 export const transcriptionRoutes: FastifyPluginAsyncZod<{
@@ -371,7 +390,8 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
         ...(status ? { status: statusFromName[status] } : {}),
         ...(q ? { query: q } : {}),
       });
-      return withEtag(request, reply, { transcriptions: answer.transcriptions.map(toItem), total_count: answer.totalCount });
+      const body: z.infer<typeof listSchema> = { transcriptions: answer.transcriptions.map(toItem), total_count: answer.totalCount };
+      return sendWithEtag(request, reply, JSON.stringify(body));
     },
   );
 
@@ -379,9 +399,9 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
     "/api/v1/transcriptions/:id",
     { schema: { ...common, operationId: "getTranscription", summary: "One transcription with its settings, file and result (ETag)", params: idParams, response: { 200: detailSchema, 304: notModifiedSchema, ...errors } } },
     async (request, reply) => {
-      const { transcription } = await client.getTranscription({ userId: userId(request), id: request.params.id });
+      const { transcription } = await client.getTranscription({ userId: userId(request), id: request.params.id, resultAsJson: true });
       if (!transcription) throw new AppError("not_found", "Transcription not found");
-      return withEtag(request, reply, toDetail(transcription));
+      return sendWithEtag(request, reply, detailJson(transcription));
     },
   );
 

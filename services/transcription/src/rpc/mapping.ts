@@ -155,7 +155,7 @@ export function toRevision(row: Omit<RevisionRow, "segments">): Revision {
 
 export const wantsWords = (row: TranscriptionRow) => row.settings.timestampGranularities.includes("word");
 
-export function toDetail(row: TranscriptionRow, view: RevisionView | undefined): Transcription {
+export function toDetail(row: TranscriptionRow, view: RevisionView | undefined, resultAsJson = false): Transcription {
   return create(TranscriptionSchema, {
     id: row.id,
     displayName: row.display_name,
@@ -173,9 +173,48 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined):
       fileName: row.file_name,
       ...(row.content_type ? { contentType: row.content_type } : {}),
     }),
-    ...(view ? { result: toResult(view, wantsWords(row)) } : {}),
+    ...(view ? (resultAsJson ? { resultJson: toResultJson(view, wantsWords(row)) } : { result: toResult(view, wantsWords(row)) }) : {}),
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),
     ...(row.status === "failed" && row.error ? { error: row.error } : {}),
   });
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * A revision's segments as the public API's JSON result (the BFF's `result`, docs/api.md),
+ * the same fields and rules as toResult, for Transcription.result_json (decision 0027):
+ * one JSON.stringify here instead of a protobuf round trip and a second mapping in the BFF.
+ */
+export function toResultJson(view: RevisionView, withWords: boolean): Uint8Array {
+  return utf8.encode(
+    JSON.stringify({
+      id: view.result.id,
+      text: view.text,
+      language: view.result.language,
+      duration: view.result.duration,
+      revision: view.revision.number,
+      segments: view.segments.map((s) => ({
+        id: s.id,
+        start: s.start,
+        end: s.end,
+        text: s.text,
+        ...(s.speaker ? { speaker: s.speaker } : {}),
+        ...(withWords
+          ? {
+              words: s.words.map((w) => ({
+                word: w.word.trim(),
+                start: w.start,
+                end: w.end,
+                ...(w.probability !== undefined && w.probability !== null ? { probability: w.probability } : {}),
+                ...(w.speaker ? { speaker: w.speaker } : {}),
+              })),
+            }
+          : {}),
+      })),
+      speakers: view.result.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
+      ...(view.result.speakers_note ? { speakers_note: view.result.speakers_note } : {}),
+    }),
+  );
 }

@@ -206,7 +206,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const row = await findTranscription(db, userId, requireId(request.id));
       if (!row) throw notFound();
       const view = await readRevision(db, row, request.revision);
-      return { transcription: toDetail(row, view) };
+      return { transcription: toDetail(row, view, request.resultAsJson) };
     },
 
     async renameTranscription(request) {
