@@ -23,6 +23,21 @@ export async function findTranscription(db: Db | Trx, userId: string, id: string
     .executeTakeFirst();
 }
 
+/**
+ * findTranscription with the row's version (its xmin, the transaction that last wrote it,
+ * and updated_at): what the result cache is keyed by (rpc/result-cache.ts).
+ */
+export async function findTranscriptionVersioned(db: Db, userId: string, id: string): Promise<(TranscriptionRow & { row_version: string }) | undefined> {
+  return db
+    .selectFrom("transcriptions")
+    .selectAll()
+    .select(sql<string>`xmin::text || '/' || (extract(epoch from updated_at) * 1000000)::bigint::text`.as("row_version"))
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .where("status", "<>", "deleted")
+    .executeTakeFirst();
+}
+
 /** The same row, locked for the rest of the transaction (rename, speakers, edits). */
 export async function lockTranscription(trx: Trx, userId: string, id: string): Promise<TranscriptionRow | undefined> {
   return trx

@@ -155,7 +155,7 @@ export function toRevision(row: Omit<RevisionRow, "segments">): Revision {
 
 export const wantsWords = (row: TranscriptionRow) => row.settings.timestampGranularities.includes("word");
 
-export function toDetail(row: TranscriptionRow, view: RevisionView | undefined, resultAsJson = false): Transcription {
+export function toDetail(row: TranscriptionRow, view: RevisionView | undefined): Transcription {
   return create(TranscriptionSchema, {
     id: row.id,
     displayName: row.display_name,
@@ -173,7 +173,7 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined, 
       fileName: row.file_name,
       ...(row.content_type ? { contentType: row.content_type } : {}),
     }),
-    ...(view ? (resultAsJson ? { resultJson: toResultJson(view, wantsWords(row)) } : { result: toResult(view, wantsWords(row)) }) : {}),
+    ...(view ? { result: toResult(view, wantsWords(row)) } : {}),
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),
     ...(row.status === "failed" && row.error ? { error: row.error } : {}),
