@@ -340,8 +340,10 @@ function detailJson(t: Transcription): string {
   if (t.resultJson.length === 0) return head;
   const at = head.indexOf(RESULT_PLACEHOLDER);
   if (at < 0) throw new Error("the detail has no result field to fill");
-  return `${head.slice(0, at)},"result":${Buffer.from(t.resultJson.buffer, t.resultJson.byteOffset, t.resultJson.byteLength).toString("utf8")},${head.slice(at + RESULT_PLACEHOLDER.length)}`;
+  return `${head.slice(0, at)},"result":${utf8Of(t.resultJson)},${head.slice(at + RESULT_PLACEHOLDER.length)}`;
 }
+
+const utf8Of = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
 
 export const transcriptionRoutes: FastifyPluginAsyncZod<{
   client: Client<typeof TranscriptionService>;
@@ -389,9 +391,12 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
         offset,
         ...(status ? { status: statusFromName[status] } : {}),
         ...(q ? { query: q } : {}),
+        itemsAsJson: true,
       });
-      const body: z.infer<typeof listSchema> = { transcriptions: answer.transcriptions.map(toItem), total_count: answer.totalCount };
-      return sendWithEtag(request, reply, JSON.stringify(body));
+      // The service's transcriptions_json is listSchema's `transcriptions` array as bytes
+      // (decision 0027); a service from before it answers with messages.
+      const items = answer.transcriptionsJson.length > 0 ? utf8Of(answer.transcriptionsJson) : JSON.stringify(answer.transcriptions.map(toItem));
+      return sendWithEtag(request, reply, `{"transcriptions":${items},"total_count":${answer.totalCount}}`);
     },
   );
 

@@ -101,6 +101,23 @@ export function toListItem(row: TranscriptionRow): TranscriptionListItem {
   });
 }
 
+/** A page of the list as the public API's JSON array (ListTranscriptionsResponse.transcriptions_json, decision 0027). */
+export function toListJson(rows: TranscriptionRow[]): Uint8Array {
+  return utf8.encode(
+    JSON.stringify(
+      rows.map((row) => ({
+        id: row.id,
+        display_name: row.display_name,
+        duration: row.duration,
+        model: row.settings.model,
+        // The list never holds deleted rows; the API has no name for them.
+        status: row.status === "deleted" ? "pending" : row.status,
+        uploaded_at: row.uploaded_at.toISOString(),
+      })),
+    ),
+  );
+}
+
 /** A revision's segments as the contract's result (words only when WORD granularity was asked for). */
 export function toResult(view: RevisionView, withWords: boolean): TranscriptionResult {
   return create(TranscriptionResultSchema, {

@@ -37,7 +37,7 @@ import { latestEngineState } from "../worker/engine-state.js";
 import { listRevisions } from "../db/revisions.js";
 import { readRevision, restoreRevision, saveEdit, transcriptionNotFound } from "../editing.js";
 import { searchTranscripts } from "../search.js";
-import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toResult, toResultJson, toRevision, wantsWords } from "./mapping.js";
+import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, wantsWords } from "./mapping.js";
 import { createResultCache } from "./result-cache.js";
 
 export interface TranscriptionServiceDeps {
@@ -201,6 +201,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
         status,
         query: request.query?.trim() || undefined,
       });
+      if (request.itemsAsJson) return { transcriptionsJson: toListJson(rows), totalCount: total };
       return { transcriptions: rows.map(toListItem), totalCount: total };
     },
 
