@@ -50,6 +50,39 @@ export async function lockTranscription(trx: Trx, userId: string, id: string): P
     .executeTakeFirst();
 }
 
+type ListFilter = { limit: number; offset: number; status?: Status | undefined; query?: string | undefined };
+
+const likePattern = (query: string) => `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The number of the user's rows the filter matches, and a fingerprint of all the user's
+ * rows (deleted ones included): their count and the sum of a 64-bit hash of each row's xmin,
+ * the transaction that last wrote it. Any insert, update or delete of one of them changes
+ * it (rpc/result-cache.ts, createListCache). One statement, the count the list needs anyway.
+ */
+export async function listVersion(db: Db, userId: string, filter: ListFilter): Promise<{ total: number; fingerprint: string }> {
+  const conditions = [sql`status <> 'deleted'`];
+  if (filter.status) conditions.push(sql`status = ${filter.status}`);
+  if (filter.query) conditions.push(sql`display_name ilike ${likePattern(filter.query)}`);
+  const row = await db
+    .selectFrom("transcriptions")
+    .where("user_id", "=", userId)
+    .select([
+      sql<string>`count(*) filter (where ${sql.join(conditions, sql` and `)})`.as("n"),
+      sql<string>`count(*)::text || '/' || coalesce(sum(hashtextextended(xmin::text, 0)), 0)::text`.as("fingerprint"),
+    ])
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.n), fingerprint: row.fingerprint };
+}
+
+/** One page of the list (listTranscriptions without the count). */
+export async function listPage(db: Db, userId: string, filter: ListFilter): Promise<TranscriptionRow[]> {
+  let base = db.selectFrom("transcriptions").where("user_id", "=", userId).where("status", "<>", "deleted");
+  if (filter.status) base = base.where("status", "=", filter.status);
+  if (filter.query) base = base.where("display_name", "ilike", likePattern(filter.query));
+  return base.selectAll().orderBy("created_at", "desc").orderBy("id").limit(filter.limit).offset(filter.offset).execute();
+}
+
 export async function listTranscriptions(
   db: Db,
   userId: string,

@@ -24,7 +24,9 @@ import {
   findTranscriptionVersioned,
   insertJob,
   json,
+  listPage,
   listTranscriptions,
+  listVersion,
   lockTranscription,
   type Db,
 } from "../db/repository.js";
@@ -38,7 +40,7 @@ import { listRevisions } from "../db/revisions.js";
 import { readRevision, restoreRevision, saveEdit, transcriptionNotFound } from "../editing.js";
 import { searchTranscripts } from "../search.js";
 import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, wantsWords } from "./mapping.js";
-import { createResultCache } from "./result-cache.js";
+import { createListCache, createResultCache } from "./result-cache.js";
 
 export interface TranscriptionServiceDeps {
   db: Db;
@@ -67,6 +69,7 @@ function requireId(id: string): string {
 export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): ServiceImpl<typeof TranscriptionService> {
   const { db } = deps;
   const resultCache = createResultCache();
+  const listCache = createListCache();
 
   async function fileOf(userId: string, fileId: string): Promise<File> {
     if (!uuidPattern.test(fileId)) throw new AppError("not_found", "File not found", { field: "file_id" });
@@ -195,13 +198,26 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
         status = fromProtoStatus(request.status);
         if (!status || status === "deleted") throw new AppError("invalid_argument", "Unknown status filter", { field: "status" });
       }
-      const { rows, total } = await listTranscriptions(db, userId, {
+      const filter = {
         limit: request.limit === 0 ? 20 : Math.min(request.limit, 100),
         offset: request.offset,
         status,
         query: request.query?.trim() || undefined,
-      });
-      if (request.itemsAsJson) return { transcriptionsJson: toListJson(rows), totalCount: total };
+      };
+      if (request.itemsAsJson) {
+        // The API's own read (decision 0027): the page from the cache while none of the
+        // user's rows changed (one statement, the count, instead of two), read after the
+        // fingerprint otherwise.
+        const { total, fingerprint } = await listVersion(db, userId, filter);
+        const key = { userId, ...filter, fingerprint };
+        let json = listCache.get(key);
+        if (!json) {
+          json = toListJson(await listPage(db, userId, filter));
+          listCache.set(key, json);
+        }
+        return { transcriptionsJson: json, totalCount: total };
+      }
+      const { rows, total } = await listTranscriptions(db, userId, filter);
       return { transcriptions: rows.map(toListItem), totalCount: total };
     },
 
