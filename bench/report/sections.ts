@@ -415,11 +415,11 @@ function cpuPerRequest(d: ApiData): string {
     "showed the transcript converted six times on its way (pg JSON → objects → protobuf → binary → protobuf → API objects → zod → JSON), " +
     "gzip between the two processes (~5% of each), every in-flight request calling the auth service when the session cache entry expired, " +
     "and four SQL statements per transcript read. Now the transcript and the list cross the RPC as the API's JSON bytes, the transcript's " +
-    "JSON is cached in the transcription service by the row's version (one SQL statement per read while unchanged), the BFF serialises once " +
+    "JSON is cached in the transcription service by the row's version and a list page by a fingerprint of the user's rows (one SQL " +
+    "statement per read while unchanged: the ownership check, or the count), the BFF serialises once " +
     "for body and ETag, calls between services are not compressed, and session lookups are coalesced. What is left is the hop itself: " +
     "Connect's per-call machinery on both sides (abort signals, headers, the HTTP/2 stream), Fastify and helmet in the BFF, Fastify, " +
-    "Kysely and pg row parsing in the service, and for the list the same 50-row query and count the minimal server runs, plus a " +
-    "protobuf envelope."
+    "Kysely in the service, and PostgreSQL's share of the count and fingerprint of the user's rows."
   );
 }
 
@@ -449,8 +449,8 @@ autocannon sending, with the session cookie:
 In the same run, against the same database, the same two requests go to a minimal Fastify + pg server
 (\`bench/api/direct-server.ts\`) running the transcription service's SQL and answering the same JSON,
 with no session check, no BFF → Connect hop, no schemas and no ETag. The product's path is BFF (session
-check, cached 5 s; ETag) → Connect over HTTP/2 → transcription service (Kysely; the transcript's JSON cached by
-row version) → PostgreSQL, the list and the transcript carried as the API's JSON (decision 0027). 50 and 200
+check, cached 5 s; ETag) → Connect over HTTP/2 → transcription service (Kysely; the transcript's and the list's JSON
+cached by row versions) → PostgreSQL, the list and the transcript carried as the API's JSON (decision 0027). 50 and 200
 connections, each case ${result?.data.durationSeconds ?? 5} s, the two servers in turn (alternating which goes first),
 ${result?.data.runs ?? 3} run${result?.data.runs === 1 ? "" : "s"}; medians. The ratios, pair by pair, are what the hop costs. autocannon runs
 on the same 2 cores. **Target: p99 < 50 ms at 200 connections through the product.**`;
