@@ -162,6 +162,28 @@ describe("the session cache", () => {
     signedIn = true;
   });
 
+  it("asks once for many requests with the same cookies in flight at once; only that answer's Set-Cookie is forwarded", async () => {
+    let now = 1_000;
+    const { createServiceClient } = await import("@transcribe/platform");
+    const resolver = createSessionResolver(createServiceClient(AuthService, server.url), { ttlMs: 5_000, now: () => now });
+    calls = 0;
+    setCookie = ["better-auth.session_token=new; Path=/; HttpOnly"];
+    const answers = await Promise.all(Array.from({ length: 30 }, () => resolver.resolve("better-auth.session_token=many", undefined)));
+    expect(calls).toBe(1);
+    expect(answers.every((a) => a.user?.id === "u1")).toBe(true);
+    expect(answers.filter((a) => a.setCookie.length > 0)).toHaveLength(1);
+    // Other cookies are another lookup, and once the entry expires the next burst asks again.
+    await Promise.all([resolver.resolve("better-auth.session_token=other", undefined), resolver.resolve("better-auth.session_token=other", undefined)]);
+    expect(calls).toBe(2);
+    now += 5_001;
+    signedIn = false;
+    const later = await Promise.all(Array.from({ length: 10 }, () => resolver.resolve("better-auth.session_token=many", undefined)));
+    expect(calls).toBe(3);
+    expect(later.every((a) => a.user === undefined)).toBe(true);
+    signedIn = true;
+    setCookie = [];
+  });
+
   it("never calls the auth service without a session cookie or bearer token", async () => {
     const { createServiceClient } = await import("@transcribe/platform");
     const resolver = createSessionResolver(createServiceClient(AuthService, server.url));

@@ -337,4 +337,48 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
     const rows = await database.db.selectFrom("transcription_jobs").select("id").where("user_id", "=", carol).execute();
     expect(rows).toHaveLength(0);
   });
+
+  it("the API's JSON reads (items_as_json, result_as_json) match the messages and follow every write, also one made outside this process", async () => {
+    const carol = `user-${randomUUID()}`;
+    const dave = `user-${randomUUID()}`;
+    const ids: string[] = [];
+    for (const name of ["Board call.wav", "Budget review.wav"]) {
+      const file = media.addFile({ userId: carol, duration: 30, fileName: name });
+      ids.push((await api.client.createTranscription({ userId: carol, fileId: file.id, settings: settings() })).transcriptionId);
+    }
+    const page = async (userId: string, extra: Record<string, unknown> = {}) => {
+      const answer = await api.client.listTranscriptions({ userId, limit: 10, itemsAsJson: true, ...extra });
+      expect(answer.transcriptions).toEqual([]);
+      return { total: answer.totalCount, items: JSON.parse(new TextDecoder().decode(answer.transcriptionsJson)) as Array<Record<string, unknown>> };
+    };
+    const messages = await api.client.listTranscriptions({ userId: carol, limit: 10 });
+    const first = await page(carol);
+    expect(first.total).toBe(2);
+    expect(first.items).toEqual(
+      messages.transcriptions.map((t) => ({ id: t.id, display_name: t.displayName, duration: t.duration, model: t.model, status: "pending", uploaded_at: new Date(Number(t.uploadedAt!.seconds) * 1000 + t.uploadedAt!.nanos / 1e6).toISOString() })),
+    );
+    expect((await page(carol)).items).toEqual(first.items); // from the cache now
+    expect(await page(dave)).toEqual({ total: 0, items: [] }); // another user never sees carol's page
+    expect((await page(carol, { query: "budget" })).items.map((t) => t.display_name)).toEqual(["Budget review.wav"]);
+
+    // A rename through the service, then writes another process (a worker, another replica) makes.
+    await api.client.renameTranscription({ userId: carol, id: ids[0]!, newName: "Renamed" });
+    expect((await page(carol)).items.find((t) => t.id === ids[0])?.display_name).toBe("Renamed");
+    await database.db.updateTable("transcriptions").set({ status: "failed", error: "engine crashed" }).where("id", "=", ids[1]!).execute();
+    expect((await page(carol)).items.find((t) => t.id === ids[1])?.status).toBe("failed");
+    expect((await page(carol, { query: "budget" })).items[0]?.status).toBe("failed");
+    await database.db.updateTable("transcriptions").set({ status: "deleted" }).where("id", "=", ids[1]!).execute();
+    expect(await page(carol)).toMatchObject({ total: 1, items: [{ id: ids[0] }] });
+    await database.db.deleteFrom("transcription_jobs").where("transcription_id", "=", ids[0]!).execute();
+    await database.db.deleteFrom("transcriptions").where("id", "=", ids[0]!).execute();
+    expect(await page(carol)).toEqual({ total: 0, items: [] });
+
+    // One transcript without a result yet: no result_json, and another user's id is NOT_FOUND.
+    const file = media.addFile({ userId: carol, duration: 30, fileName: "Later.wav" });
+    const id = (await api.client.createTranscription({ userId: carol, fileId: file.id, settings: settings() })).transcriptionId;
+    const detail = await api.client.getTranscription({ userId: carol, id, resultAsJson: true });
+    expect(detail.transcription?.resultJson).toHaveLength(0);
+    expect(detail.transcription?.result).toBeUndefined();
+    expect((await refusal(api.client.getTranscription({ userId: dave, id, resultAsJson: true }))).code).toBe(Code.NotFound);
+  });
 });

@@ -86,6 +86,7 @@ export function createSessionResolver(client: Pick<Client<typeof AuthService>, "
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { user: SessionUser | undefined; expiresAt: number }>();
+  const inFlight = new Map<string, Promise<{ user: SessionUser | undefined; setCookie: string[] }>>();
 
   return {
     async resolve(cookieHeader: string | undefined, authorization: string | undefined): Promise<SessionLookup> {
@@ -109,18 +110,32 @@ export function createSessionResolver(client: Pick<Client<typeof AuthService>, "
       const hit = cache.get(key);
       if (hit && hit.expiresAt > now()) return { user: hit.user, setCookie: [] };
 
-      const answer = await client.getSession({ cookie, bearerToken });
-      const user = answer.user ? toSessionUser(answer.user) : undefined;
-      if (cache.size >= maxEntries) {
-        // Oldest first (Map keeps insertion order); expired ones go first anyway.
-        for (const [k, v] of cache) if (v.expiresAt <= now() || cache.size >= maxEntries) cache.delete(k);
+      // Under load the entry expires while hundreds of requests with the same cookie are in
+      // flight: they wait for the one lookup already asked instead of each asking again.
+      const asked = inFlight.get(key);
+      if (asked) return { user: (await asked).user, setCookie: [] };
+      const lookup = client.getSession({ cookie, bearerToken }).then((answer) => {
+        const user = answer.user ? toSessionUser(answer.user) : undefined;
+        if (cache.size >= maxEntries) {
+          // Oldest first (Map keeps insertion order); expired ones go first anyway.
+          for (const [k, v] of cache) if (v.expiresAt <= now() || cache.size >= maxEntries) cache.delete(k);
+        }
+        cache.delete(key);
+        cache.set(key, { user, expiresAt: now() + ttlMs });
+        return { user, setCookie: answer.setCookie };
+      });
+      inFlight.set(key, lookup);
+      try {
+        return await lookup;
+      } finally {
+        inFlight.delete(key);
       }
-      cache.delete(key);
-      cache.set(key, { user, expiresAt: now() + ttlMs });
-      return { user, setCookie: answer.setCookie };
     },
     /** For tests and sign-out paths: forget every cached answer. */
-    clear: () => cache.clear(),
+    clear: () => {
+      cache.clear();
+      inFlight.clear();
+    },
   };
 }
 export type SessionResolver = ReturnType<typeof createSessionResolver>;

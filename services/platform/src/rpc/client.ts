@@ -93,7 +93,10 @@ function transportFor(baseUrl: string, protocol: RpcProtocol, signer: TokenSigne
   const existing = transports.get(key);
   if (existing) return existing;
   const interceptors = [observeRpcCalls, propagateRequestId, ...(signer ? [signCalls(signer)] : [])];
-  const common = { baseUrl, defaultTimeoutMs: timeoutMs, interceptors };
+  // No compression between services: they are next to each other (loopback, or one
+  // cluster network), where gzipping a transcript costs more CPU on both ends than the
+  // bytes it saves take to send (decision 0027, docs/benchmarks.md §4).
+  const common = { baseUrl, defaultTimeoutMs: timeoutMs, interceptors, acceptCompression: [] };
   const transport =
     protocol === "grpc"
       ? createGrpcTransport({ ...common, sessionManager: sessionFor(baseUrl) })

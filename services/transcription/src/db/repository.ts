@@ -23,6 +23,21 @@ export async function findTranscription(db: Db | Trx, userId: string, id: string
     .executeTakeFirst();
 }
 
+/**
+ * findTranscription with the row's version (its xmin, the transaction that last wrote it,
+ * and updated_at): what the result cache is keyed by (rpc/result-cache.ts).
+ */
+export async function findTranscriptionVersioned(db: Db, userId: string, id: string): Promise<(TranscriptionRow & { row_version: string }) | undefined> {
+  return db
+    .selectFrom("transcriptions")
+    .selectAll()
+    .select(sql<string>`xmin::text || '/' || (extract(epoch from updated_at) * 1000000)::bigint::text`.as("row_version"))
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .where("status", "<>", "deleted")
+    .executeTakeFirst();
+}
+
 /** The same row, locked for the rest of the transaction (rename, speakers, edits). */
 export async function lockTranscription(trx: Trx, userId: string, id: string): Promise<TranscriptionRow | undefined> {
   return trx
@@ -33,6 +48,39 @@ export async function lockTranscription(trx: Trx, userId: string, id: string): P
     .where("status", "<>", "deleted")
     .forUpdate()
     .executeTakeFirst();
+}
+
+type ListFilter = { limit: number; offset: number; status?: Status | undefined; query?: string | undefined };
+
+const likePattern = (query: string) => `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The number of the user's rows the filter matches, and a fingerprint of all the user's
+ * rows (deleted ones included): their count and the sum of a 64-bit hash of each row's xmin,
+ * the transaction that last wrote it. Any insert, update or delete of one of them changes
+ * it (rpc/result-cache.ts, createListCache). One statement, the count the list needs anyway.
+ */
+export async function listVersion(db: Db, userId: string, filter: ListFilter): Promise<{ total: number; fingerprint: string }> {
+  const conditions = [sql`status <> 'deleted'`];
+  if (filter.status) conditions.push(sql`status = ${filter.status}`);
+  if (filter.query) conditions.push(sql`display_name ilike ${likePattern(filter.query)}`);
+  const row = await db
+    .selectFrom("transcriptions")
+    .where("user_id", "=", userId)
+    .select([
+      sql<string>`count(*) filter (where ${sql.join(conditions, sql` and `)})`.as("n"),
+      sql<string>`count(*)::text || '/' || coalesce(sum(hashtextextended(xmin::text, 0)), 0)::text`.as("fingerprint"),
+    ])
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.n), fingerprint: row.fingerprint };
+}
+
+/** One page of the list (listTranscriptions without the count). */
+export async function listPage(db: Db, userId: string, filter: ListFilter): Promise<TranscriptionRow[]> {
+  let base = db.selectFrom("transcriptions").where("user_id", "=", userId).where("status", "<>", "deleted");
+  if (filter.status) base = base.where("status", "=", filter.status);
+  if (filter.query) base = base.where("display_name", "ilike", likePattern(filter.query));
+  return base.selectAll().orderBy("created_at", "desc").orderBy("id").limit(filter.limit).offset(filter.offset).execute();
 }
 
 export async function listTranscriptions(

@@ -101,6 +101,23 @@ export function toListItem(row: TranscriptionRow): TranscriptionListItem {
   });
 }
 
+/** A page of the list as the public API's JSON array (ListTranscriptionsResponse.transcriptions_json, decision 0027). */
+export function toListJson(rows: TranscriptionRow[]): Uint8Array {
+  return utf8.encode(
+    JSON.stringify(
+      rows.map((row) => ({
+        id: row.id,
+        display_name: row.display_name,
+        duration: row.duration,
+        model: row.settings.model,
+        // The list never holds deleted rows; the API has no name for them.
+        status: row.status === "deleted" ? "pending" : row.status,
+        uploaded_at: row.uploaded_at.toISOString(),
+      })),
+    ),
+  );
+}
+
 /** A revision's segments as the contract's result (words only when WORD granularity was asked for). */
 export function toResult(view: RevisionView, withWords: boolean): TranscriptionResult {
   return create(TranscriptionResultSchema, {
@@ -178,4 +195,43 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined):
     updatedAt: timestampFromDate(row.updated_at),
     ...(row.status === "failed" && row.error ? { error: row.error } : {}),
   });
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * A revision's segments as the public API's JSON result (the BFF's `result`, docs/api.md),
+ * the same fields and rules as toResult, for Transcription.result_json (decision 0027):
+ * one JSON.stringify here instead of a protobuf round trip and a second mapping in the BFF.
+ */
+export function toResultJson(view: RevisionView, withWords: boolean): Uint8Array {
+  return utf8.encode(
+    JSON.stringify({
+      id: view.result.id,
+      text: view.text,
+      language: view.result.language,
+      duration: view.result.duration,
+      revision: view.revision.number,
+      segments: view.segments.map((s) => ({
+        id: s.id,
+        start: s.start,
+        end: s.end,
+        text: s.text,
+        ...(s.speaker ? { speaker: s.speaker } : {}),
+        ...(withWords
+          ? {
+              words: s.words.map((w) => ({
+                word: w.word.trim(),
+                start: w.start,
+                end: w.end,
+                ...(w.probability !== undefined && w.probability !== null ? { probability: w.probability } : {}),
+                ...(w.speaker ? { speaker: w.speaker } : {}),
+              })),
+            }
+          : {}),
+      })),
+      speakers: view.result.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
+      ...(view.result.speakers_note ? { speakers_note: view.result.speakers_note } : {}),
+    }),
+  );
 }

@@ -21,9 +21,12 @@ import { sql } from "kysely";
 import { catalogWithAvailability, availabilityOf, type CatalogEnvironment } from "../catalog.js";
 import {
   findTranscription,
+  findTranscriptionVersioned,
   insertJob,
   json,
+  listPage,
   listTranscriptions,
+  listVersion,
   lockTranscription,
   type Db,
 } from "../db/repository.js";
@@ -36,7 +39,8 @@ import { latestEngineState } from "../worker/engine-state.js";
 import { listRevisions } from "../db/revisions.js";
 import { readRevision, restoreRevision, saveEdit, transcriptionNotFound } from "../editing.js";
 import { searchTranscripts } from "../search.js";
-import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toResult, toRevision, wantsWords } from "./mapping.js";
+import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, wantsWords } from "./mapping.js";
+import { createListCache, createResultCache } from "./result-cache.js";
 
 export interface TranscriptionServiceDeps {
   db: Db;
@@ -64,6 +68,8 @@ function requireId(id: string): string {
 
 export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): ServiceImpl<typeof TranscriptionService> {
   const { db } = deps;
+  const resultCache = createResultCache();
+  const listCache = createListCache();
 
   async function fileOf(userId: string, fileId: string): Promise<File> {
     if (!uuidPattern.test(fileId)) throw new AppError("not_found", "File not found", { field: "file_id" });
@@ -192,21 +198,54 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
         status = fromProtoStatus(request.status);
         if (!status || status === "deleted") throw new AppError("invalid_argument", "Unknown status filter", { field: "status" });
       }
-      const { rows, total } = await listTranscriptions(db, userId, {
+      const filter = {
         limit: request.limit === 0 ? 20 : Math.min(request.limit, 100),
         offset: request.offset,
         status,
         query: request.query?.trim() || undefined,
-      });
+      };
+      if (request.itemsAsJson) {
+        // The API's own read (decision 0027): the page from the cache while none of the
+        // user's rows changed (one statement, the count, instead of two), read after the
+        // fingerprint otherwise.
+        const { total, fingerprint } = await listVersion(db, userId, filter);
+        const key = { userId, ...filter, fingerprint };
+        let json = listCache.get(key);
+        if (!json) {
+          json = toListJson(await listPage(db, userId, filter));
+          listCache.set(key, json);
+        }
+        return { transcriptionsJson: json, totalCount: total };
+      }
+      const { rows, total } = await listTranscriptions(db, userId, filter);
       return { transcriptions: rows.map(toListItem), totalCount: total };
     },
 
     async getTranscription(request) {
       const userId = requireUser(request.userId);
-      const row = await findTranscription(db, userId, requireId(request.id));
+      if (!request.resultAsJson) {
+        const row = await findTranscription(db, userId, requireId(request.id));
+        if (!row) throw notFound();
+        const view = await readRevision(db, row, request.revision);
+        return { transcription: toDetail(row, view) };
+      }
+      // The API's own read (decision 0027): the result as JSON bytes, from the cache while
+      // the row is unchanged (one query instead of four, no serialising).
+      const row = await findTranscriptionVersioned(db, userId, requireId(request.id));
       if (!row) throw notFound();
-      const view = await readRevision(db, row, request.revision);
-      return { transcription: toDetail(row, view) };
+      const revision = request.revision ?? row.revision;
+      const key = { transcriptionId: row.id, rowVersion: row.row_version, revision, withWords: wantsWords(row) };
+      let resultJson = revision === 0 ? undefined : resultCache.get(key);
+      if (!resultJson) {
+        const view = await readRevision(db, row, request.revision);
+        if (view) {
+          resultJson = toResultJson(view, key.withWords);
+          resultCache.set(key, resultJson);
+        }
+      }
+      const transcription = toDetail(row, undefined);
+      if (resultJson) transcription.resultJson = resultJson;
+      return { transcription };
     },
 
     async renameTranscription(request) {
