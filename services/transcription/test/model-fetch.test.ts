@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isModelDir } from "../src/engines/local/models.js";
-import { fetchModel } from "../src/provision/model-fetch.js";
+import { downloadProgress, fetchModel, removeModel } from "../src/provision/model-fetch.js";
 import type { ProvisionProgress } from "../src/provision/progress.js";
 import { engineUnavailable, whisperModelsDir, whisperPython } from "./helpers.js";
 
@@ -17,10 +17,20 @@ import { engineUnavailable, whisperModelsDir, whisperPython } from "./helpers.js
  * repository "Systran/faster-whisper-small" is served with tiny.en's real files, so no
  * PyPI fallback exists for it and the hub's answer decides alone.
  */
-const REPO = "Systran/faster-whisper-small";
+const DEFAULT_REPO = "Systran/faster-whisper-small";
+const REPO = DEFAULT_REPO;
 const COMMIT = "0123456789abcdef0123456789abcdef01234567";
 
-async function startHub(files: Record<string, Buffer>, options: { corrupt?: string } = {}) {
+interface HubOptions {
+  corrupt?: string;
+  /** The repository served (default: REPO). */
+  repo?: string;
+  /** The first GET of this file ends after `bytes` bytes: the connection is dropped mid-body. */
+  dropAfter?: { file: string; bytes: number };
+}
+
+async function startHub(files: Record<string, Buffer>, options: HubOptions = {}) {
+  const REPO = options.repo ?? DEFAULT_REPO;
   const meta = Object.fromEntries(
     Object.entries(files).map(([name, data]) => [
       name,
@@ -29,6 +39,9 @@ async function startHub(files: Record<string, Buffer>, options: { corrupt?: stri
   );
   const lfs = (name: string) => (name === "model.bin" ? { lfs: { sha256: meta[name]!.sha256, oid: meta[name]!.sha256, size: meta[name]!.size, pointerSize: 134 } } : {});
   const requests: string[] = [];
+  const ranges: Array<{ file: string; range: string }> = [];
+  const served: Record<string, number> = {};
+  const dropped = new Set<string>();
   const server = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
     const url = new URL(req.url ?? "/", "http://hub");
@@ -46,20 +59,58 @@ async function startHub(files: Record<string, Buffer>, options: { corrupt?: stri
     if (resolved && files[resolved]) {
       let body = files[resolved]!;
       if (options.corrupt === resolved) body = Buffer.from(body.map((b, i) => (i === 1000 ? b ^ 0xff : b)));
-      res.writeHead(200, {
+      const headers = {
         "x-repo-commit": COMMIT,
         etag: `"${resolved === "model.bin" ? meta[resolved]!.sha256 : meta[resolved]!.oid}"`,
-        "content-length": body.length,
         "content-type": "application/octet-stream",
+        "accept-ranges": "bytes",
         ...(resolved === "model.bin" ? { "x-linked-etag": `"${meta[resolved]!.sha256}"`, "x-linked-size": String(body.length) } : {}),
-      });
-      return res.end(req.method === "HEAD" ? undefined : body);
+      };
+      if (req.method === "HEAD") {
+        res.writeHead(200, { ...headers, "content-length": body.length });
+        return res.end();
+      }
+      const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+      if (req.headers.range) ranges.push({ file: resolved, range: req.headers.range });
+      if (range) {
+        const start = Number(range[1]);
+        const end = range[2] ? Number(range[2]) : body.length - 1;
+        if (start >= body.length) {
+          res.writeHead(416, { "content-range": `bytes */${body.length}` });
+          return res.end();
+        }
+        const slice = body.subarray(start, end + 1);
+        served[resolved] = (served[resolved] ?? 0) + slice.length;
+        res.writeHead(206, { ...headers, "content-length": slice.length, "content-range": `bytes ${start}-${end}/${body.length}` });
+        return res.end(slice);
+      }
+      const drop = options.dropAfter;
+      if (drop?.file === resolved && !dropped.has(resolved)) {
+        // The full length is promised, part of it sent, then the connection dies.
+        dropped.add(resolved);
+        res.writeHead(200, { ...headers, "content-length": body.length });
+        served[resolved] = (served[resolved] ?? 0) + drop.bytes;
+        res.write(body.subarray(0, drop.bytes), () => setTimeout(() => res.socket?.destroy(), 50));
+        return;
+      }
+      served[resolved] = (served[resolved] ?? 0) + body.length;
+      res.writeHead(200, { ...headers, "content-length": body.length });
+      return res.end(body);
     }
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "not found" }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    ranges,
+    served,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    },
+  };
 }
 
 describe.skipIf(engineUnavailable)("fetching a model from the model hub (a local server standing in)", () => {
@@ -100,5 +151,84 @@ describe.skipIf(engineUnavailable)("fetching a model from the model hub (a local
     );
     expect(isModelDir(path.join(modelsDir, "small"))).toBe(false);
     expect((await readdir(modelsDir)).filter((f) => !f.startsWith("."))).toEqual([]);
+  });
+});
+
+/** A small model in the hub's layout: the protocol is under test here, not the weights. */
+function fakeModel(modelBytes: number): Record<string, Buffer> {
+  return {
+    "config.json": Buffer.from(JSON.stringify({ alignment_heads: [[1, 0]], lang_ids: [], suppress_ids: [], suppress_ids_begin: [] })),
+    "tokenizer.json": Buffer.from(JSON.stringify({ version: "1.0", model: { type: "BPE", vocab: {} } })),
+    "vocabulary.txt": Buffer.from("a\nb\nc\n"),
+    "model.bin": randomBytes(modelBytes),
+  };
+}
+
+const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+
+describe.skipIf(engineUnavailable)("model downloads: resumed, verified, shared (a local hub server)", () => {
+  const closers: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const close of closers) await close();
+  });
+
+  it("a download cut off midway resumes with a Range request from where it stopped, and the model verifies", { timeout: 120_000 }, async () => {
+    // huggingface_hub keeps what it received in 10 MiB chunks: the cut comes after the first one.
+    const files = fakeModel(24_000_000);
+    const size = files["model.bin"]!.length;
+    const hub = await startHub(files, { repo: "Systran/faster-whisper-medium", dropAfter: { file: "model.bin", bytes: 15_000_000 } });
+    closers.push(hub.close);
+    const modelsDir = await mkdtemp(path.join(tmpdir(), "transcribe-hub-"));
+    const dir = await fetchModel({ name: "medium", modelsDir, python: whisperPython, hub: true, env: { HF_ENDPOINT: hub.url } });
+    expect(dir).toBe(path.join(modelsDir, "medium"));
+    expect(isModelDir(dir)).toBe(true);
+    for (const [name, data] of Object.entries(files)) expect(sha256(await readFile(path.join(dir, name)))).toBe(sha256(data));
+    // Resumed from the byte where the connection died, not from zero.
+    const resumed = hub.ranges.filter((r) => r.file === "model.bin");
+    expect(resumed.length).toBeGreaterThan(0);
+    const from = Number(/^bytes=(\d+)-/.exec(resumed[0]!.range)?.[1]);
+    expect(from).toBeGreaterThan(0);
+    expect(from).toBeLessThanOrEqual(15_000_000);
+    expect(hub.requests.filter((r) => r.startsWith("GET ") && r.endsWith("/model.bin"))).toHaveLength(2);
+    expect(hub.served["model.bin"]!).toBeLessThan(2 * size);
+    // Nothing but the model is left in the models directory.
+    expect((await readdir(modelsDir)).filter((f) => !f.startsWith("."))).toEqual(["medium"]);
+    expect((await readdir(dir)).sort()).toEqual(Object.keys(files).sort());
+  });
+
+  it("refuses a corrupted file: no model, no partial files, a clear reason", { timeout: 120_000 }, async () => {
+    const files = fakeModel(2_000_000);
+    const hub = await startHub(files, { repo: "Systran/faster-whisper-medium", corrupt: "model.bin" });
+    closers.push(hub.close);
+    const modelsDir = await mkdtemp(path.join(tmpdir(), "transcribe-hub-"));
+    await expect(fetchModel({ name: "medium", modelsDir, python: whisperPython, hub: true, env: { HF_ENDPOINT: hub.url } })).rejects.toThrow(
+      /Whisper model "medium" could not be fetched \(model hub: .*Checksum mismatch for model\.bin/,
+    );
+    expect(await readdir(modelsDir)).toEqual([]);
+  });
+
+  it("concurrent requests for one model share one download, and both get progress", { timeout: 120_000 }, async () => {
+    const files = fakeModel(4_000_000);
+    const hub = await startHub(files, { repo: "Systran/faster-whisper-medium" });
+    closers.push(hub.close);
+    const modelsDir = await mkdtemp(path.join(tmpdir(), "transcribe-hub-"));
+    const first: ProvisionProgress[] = [];
+    const second: ProvisionProgress[] = [];
+    const options = { name: "medium", modelsDir, python: whisperPython, hub: true, env: { HF_ENDPOINT: hub.url } };
+    const a = fetchModel({ ...options, onProgress: (p) => first.push(p) });
+    expect(downloadProgress(modelsDir, "medium")).toBeDefined();
+    const b = fetchModel({ ...options, onProgress: (p) => second.push(p) });
+    // Removing a model while it downloads is refused.
+    await expect(removeModel(modelsDir, "medium")).rejects.toThrow(/is being downloaded/);
+    expect(await Promise.all([a, b])).toEqual([path.join(modelsDir, "medium"), path.join(modelsDir, "medium")]);
+    expect(hub.requests.filter((r) => r.startsWith("GET /Systran/faster-whisper-medium/resolve/") && r.endsWith("/model.bin"))).toHaveLength(1);
+    expect(first.length).toBeGreaterThan(0);
+    expect(second.length).toBeGreaterThan(0);
+    expect(downloadProgress(modelsDir, "medium")).toBeUndefined();
+    // Removed, it is gone, and a later fetch downloads it again.
+    expect(await removeModel(modelsDir, "medium")).toBe(true);
+    expect(await readdir(modelsDir)).toEqual([]);
+    expect(await removeModel(modelsDir, "medium")).toBe(false);
+    await expect(removeModel(modelsDir, "../etc")).rejects.toThrow(/not a model name/);
   });
 });
