@@ -34,6 +34,7 @@ await runService({
       },
       maxAttempts: MAX_ATTEMPTS,
       logger,
+      python: config.WHISPER_PYTHON,
     });
     return {
       routes: (router) => router.service(TranscriptionService, impl),

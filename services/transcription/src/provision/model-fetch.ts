@@ -61,6 +61,8 @@ interface Download {
 
 /** Downloads running in this process, by target directory: a second request joins the first. */
 const downloads = new Map<string, Download>();
+/** Why the last download of a model failed, until the next one starts. */
+const failures = new Map<string, string>();
 
 /**
  * The one model-fetch path (launcher, pre-provisioning command, image init container, CI,
@@ -84,7 +86,13 @@ export function fetchModel(options: FetchModelOptions): Promise<string> {
     download.last = progress;
     for (const sink of download.sinks) sink(progress);
   };
-  download.promise = fetchOnce({ ...options, onProgress: report }).finally(() => downloads.delete(target));
+  failures.delete(target);
+  download.promise = fetchOnce({ ...options, onProgress: report })
+    .catch((error: unknown) => {
+      failures.set(target, (error as Error).message);
+      throw error;
+    })
+    .finally(() => downloads.delete(target));
   downloads.set(target, download);
   return download.promise;
 }
@@ -93,6 +101,11 @@ export function fetchModel(options: FetchModelOptions): Promise<string> {
 export function downloadProgress(modelsDir: string, name: string): ProvisionProgress | undefined {
   const running = downloads.get(path.resolve(modelsDir, name));
   return running ? (running.last ?? { step: "model", message: `downloading Whisper ${name}` }) : undefined;
+}
+
+/** Why the last download of this model in this process failed, if it did. */
+export function downloadFailure(modelsDir: string, name: string): string | undefined {
+  return failures.get(path.resolve(modelsDir, name));
 }
 
 /**
