@@ -2,7 +2,7 @@ import { totalmem } from "node:os";
 import { modelCatalog, type ModelDefinition } from "./domain/models.js";
 import { resolveModel, type ModelLocations } from "./engines/local/models.js";
 import { downloadFailure, downloadProgress } from "./provision/model-fetch.js";
-import { megabytes } from "./provision/progress.js";
+import { sizeText } from "./provision/progress.js";
 import type { EngineState } from "./worker/engine-state.js";
 
 export interface Availability {
@@ -26,10 +26,6 @@ export interface CatalogEnvironment {
   memoryBytes?: number;
 }
 
-/** "1.5 GB" / "484 MB", as the catalog says sizes. */
-export function sizeText(bytes: number): string {
-  return bytes >= 1_000_000_000 ? `${(bytes / 1_000_000_000).toFixed(1)} GB` : megabytes(bytes);
-}
 
 /**
  * Whether a model can run here now, with a reason a user can read when it cannot. Local

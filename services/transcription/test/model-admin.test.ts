@@ -6,9 +6,10 @@ import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Model } from "@transcribe/proto/transcription/v1/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { isModelDir } from "../src/engines/local/models.js";
 import { fakeModel, startHub } from "./hub-server.js";
-import { engineUnavailable, migratedDatabase, startMediaServer, startTranscriptionApi } from "./helpers.js";
+import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, whisperPython } from "./helpers.js";
 
 /**
  * Models on demand through the service's RPCs (issue 21): the catalog's honest
@@ -99,6 +100,10 @@ describe.skipIf(engineUnavailable)("models on demand: catalog, download and remo
     const file = media.addFile({ userId: user, duration: 5 });
     const created = await api.client.createTranscription({ userId: user, fileId: file.id, settings: { model: "whisper-medium", language: "en" } });
     expect(created.transcriptionId).toBeTruthy();
+    // What the worker writes while it fetches the model is what the user reads, while the job is live.
+    await database.db.updateTable("transcriptions").set({ progress: "Downloading Whisper medium: 120 MB of 1.5 GB" }).where("id", "=", created.transcriptionId).execute();
+    const waiting = await api.client.getTranscription({ userId: user, id: created.transcriptionId });
+    expect(waiting.transcription).toMatchObject({ progress: "Downloading Whisper medium: 120 MB of 1.5 GB" });
 
     const started = await api.client.downloadModel({ modelId: "whisper-medium" });
     expect(started.model).toMatchObject({ id: "whisper-medium", present: false, preparing: true });
@@ -121,5 +126,26 @@ describe.skipIf(engineUnavailable)("models on demand: catalog, download and remo
     expect(existsSync(path.join(dataModelsDir, "medium"))).toBe(false);
     expect(await readdir(dataModelsDir)).toEqual([]);
     expect((await api.client.removeModel({ modelId: "whisper-medium" })).removed).toBe(false);
+  });
+
+  it("a worker fetching the model a job needs reports the download as the job's progress", { timeout: 120_000 }, async () => {
+    const workerModels = path.join(await mkdtemp(path.join(tmpdir(), "transcribe-worker-")), "models");
+    const transcriber = new LocalTranscriber({
+      python: whisperPython,
+      locations: { explicit: {}, dataModelsDir: workerModels, allowDownload: true },
+      computeType: "int8",
+      threads: 1,
+      beamSize: 1,
+      chunkSeconds: 300,
+      overlapSeconds: 5,
+      chunkTimeFactor: 20,
+      logger,
+    });
+    const messages: Array<string | undefined> = [];
+    const dir = await transcriber.modelDir("medium", undefined, (message) => messages.push(message));
+    expect(dir).toBe(path.join(workerModels, "medium"));
+    expect(messages[0]).toBe("Downloading Whisper medium");
+    expect(messages).toContain("Downloading Whisper medium: 3 MB of 3 MB");
+    expect(messages.every((m) => m === undefined || m.startsWith("Downloading Whisper medium"))).toBe(true);
   });
 });

@@ -203,6 +203,7 @@ export const detailSchema = z
     display_name: z.string(),
     status: z.enum([...statusValues, "deleted"]),
     error: z.string().optional(),
+    progress: z.string().optional().describe('What a live job waits for, e.g. "Downloading Whisper medium: 120 MB of 1.5 GB"'),
     config: z
       .object({
         model: z.string(),
@@ -304,6 +305,7 @@ function toDetail(t: Transcription): z.infer<typeof detailSchema> {
     display_name: t.displayName,
     status: statusNames[t.status],
     ...(t.error ? { error: t.error } : {}),
+    ...(t.progress ? { progress: t.progress } : {}),
     ...(t.config
       ? {
           config: {

@@ -231,5 +231,12 @@ export const migrations: Migrations = {
         where status in ('pending','processing','transcribing')`.execute(db);
     },
   },
+  // What a live job is waiting for, readable by its user (issue 21: "Downloading Whisper
+  // medium: 120 MB of 1.5 GB" while the worker fetches the model); null otherwise.
+  "0006_job_progress": {
+    async up(db: Kysely<any>) {
+      await sql`alter table transcriptions add column progress text`.execute(db);
+    },
+  },
 };
 

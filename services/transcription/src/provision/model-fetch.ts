@@ -179,6 +179,8 @@ async function fromHub(options: FetchModelOptions, target: string, report: Progr
       },
       options.env,
     );
+    clearInterval(poll);
+    if (total) report({ step: "model", message: `Whisper ${options.name} ready in ${target}`, done: total, total });
   } finally {
     clearInterval(poll);
   }

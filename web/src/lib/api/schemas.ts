@@ -227,6 +227,8 @@ export const transcriptionDetailSchema = z.object({
   status: transcriptionStatusSchema,
   /** Why the job failed, when status is failed. */
   error: z.string().optional(),
+  /** What a live job waits for ("Downloading Whisper medium: 120 MB of 1.5 GB"). */
+  progress: z.string().optional(),
   config: z
     .object({
       model: z.string(),
