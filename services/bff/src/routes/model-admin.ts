@@ -9,7 +9,7 @@ import { modelJson, modelSchema } from "./transcriptions.js";
 
 const params = z.object({ id: z.string().min(1).max(100).describe("A catalog model id, e.g. whisper-medium") });
 
-const downloadSchema = z.object({ model: modelSchema }).meta({ id: "ModelDownload", description: "The model once its download started (present already, or with its progress)" });
+const downloadSchema = z.object({ model: modelSchema }).meta({ id: "ModelDownloadStarted", description: "The model once its download started (present already, or with its progress)" });
 const removalSchema = z
   .object({ model: modelSchema, removed: z.boolean().describe("False when no files were there") })
   .meta({ id: "ModelRemoval", description: "The model after its files were removed" });

@@ -66,8 +66,8 @@ export const modelSchema = z
     ram_bytes: z.number().int().optional().describe("Local models: memory one engine holding the model needs (int8 on CPU), in bytes"),
     download: z
       .object({ done_bytes: z.number().int(), total_bytes: z.number().int().optional().describe("Unset until the model hub said") })
-      .optional()
-      .describe("Local models: a download running now"),
+      .meta({ id: "ModelDownloadProgress", description: "Local models: a download running now" })
+      .optional(),
   })
   .meta({ id: "Model", description: "A speech model of the catalog" });
 
