@@ -150,4 +150,60 @@ describe("Account Settings", () => {
     fireEvent.click(screen.getByTestId("revoke-other-sessions"));
     await waitFor(() => expect(network.calls).toContain("POST /auth/revoke-other-sessions"));
   });
+
+  describe("Speech models (administrators)", () => {
+    const medium = {
+      id: "whisper-medium",
+      provider: "local",
+      name: "Whisper medium (on this server, multilingual, slow)",
+      languages: ["auto", "en", "de"],
+      translation: true,
+      available: false,
+      preparing: true,
+      present: false,
+      download_bytes: 1_530_000_000,
+      ram_bytes: 3_000_000_000,
+      reason: "Not downloaded yet (1.5 GB); it downloads when first used or an administrator can download it now",
+    };
+    const tinyEn = { ...medium, id: "whisper-tiny.en", name: "Whisper tiny.en", languages: ["auto", "en"], translation: false, available: true, preparing: undefined, present: true, download_bytes: 76_000_000, ram_bytes: 500_000_000, reason: undefined };
+    const groq = { id: "whisper-large-v3", provider: "groq", name: "Whisper large-v3 (Groq)", languages: ["auto", "en"], translation: true, available: false, reason: "Needs a Groq API key" };
+
+    it("is not shown to someone who is not an administrator", async () => {
+      const { network } = stubAccountNetwork();
+      network.answer("GET /api/v1/me", () => json({ id: "user-1", is_admin: false }));
+      await openAccount();
+      await waitFor(() => expect(network.calls).toContain("GET /api/v1/me"));
+      expect(screen.queryByTestId("account-models")).not.toBeInTheDocument();
+    });
+
+    it("lists the local models with size, memory, languages and translation; downloads with a progress bar; removes after a confirmation", async () => {
+      const { network } = stubAccountNetwork();
+      let current = medium as Record<string, unknown>;
+      network.answer("GET /api/v1/me", () => json({ id: "user-1", is_admin: true }));
+      network.answer("GET /api/v1/models", () => json({ models: [current, tinyEn, groq] }));
+      network.answer("POST /api/v1/models/whisper-medium/download", () => {
+        current = { ...medium, download: { done_bytes: 120_000_000, total_bytes: 1_530_000_000 }, reason: "downloading Whisper medium: 120 MB of 1530 MB" };
+        return json({ model: current }, 202);
+      });
+      network.answer("DELETE /api/v1/models/whisper-tiny.en", () => json({ model: { ...tinyEn, present: false }, removed: true }));
+      await openAccount();
+
+      const section = await screen.findByTestId("account-models");
+      const row = await within(section).findByTestId("model-whisper-medium");
+      expect(row).toHaveTextContent("1.5 GB download · needs 3.0 GB of memory · 2 languages · can translate to English");
+      expect(row).toHaveTextContent("Not downloaded yet (1.5 GB)");
+      expect(within(section).getByTestId("model-whisper-tiny.en")).toHaveTextContent("EN only · cannot translate");
+      expect(within(section).queryByText(/Groq/)).not.toBeInTheDocument();
+
+      fireEvent.click(within(row).getByTestId("model-whisper-medium-download"));
+      const bar = await within(section).findByTestId("model-whisper-medium-progress");
+      expect(bar).toHaveAttribute("value", "120000000");
+      expect(bar).toHaveAttribute("max", "1530000000");
+      expect(row).toHaveTextContent("downloading Whisper medium: 120 MB of 1530 MB");
+
+      fireEvent.click(within(section).getByTestId("model-whisper-tiny.en-remove"));
+      fireEvent.click(await screen.findByTestId("model-remove-confirm"));
+      await waitFor(() => expect(network.calls).toContain("DELETE /api/v1/models/whisper-tiny.en"));
+    });
+  });
 });

@@ -402,6 +402,19 @@ describe("transcript page", () => {
     expect(screen.getByRole("button", { name: "Re-run" })).toBeDisabled();
   });
 
+  it("shows the model download a waiting job needs instead of a failure", async () => {
+    let polls = 0;
+    openTranscript({
+      "GET /api/v1/transcriptions/t1": () => {
+        polls += 1;
+        return json({ ...DETAIL, status: "pending", result: null, progress: polls < 2 ? "Downloading Whisper medium: 120 MB of 1.5 GB" : "Downloading Whisper medium: 900 MB of 1.5 GB" });
+      },
+    });
+    expect(await screen.findByText(/Downloading Whisper medium: 120 MB of 1\.5 GB…/)).toBeInTheDocument();
+    expect(await screen.findByText(/Downloading Whisper medium: 900 MB of 1\.5 GB…/, undefined, { timeout: 8_000 })).toBeInTheDocument();
+    expect(screen.queryByText(/failed/i)).not.toBeInTheDocument();
+  }, 15_000);
+
   it("shows the status and polls while the transcription runs", async () => {
     openTranscript({ "GET /api/v1/transcriptions/t1": () => json({ ...DETAIL, status: "transcribing", result: null }) });
     expect(await screen.findByText("Transcribing")).toBeInTheDocument();

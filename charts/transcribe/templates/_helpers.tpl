@@ -168,6 +168,8 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- $_ := set $env "WHISPER_DOWNLOAD" (toString $v.models.download) -}}
 {{- if eq $name "transcription" -}}
 {{- $_ := set $env "BILLING_URL" (include "transcribe.url" (dict "root" $root "name" "billing")) -}}
+{{- /* An administrator's model download runs the engine's Python here too: its caches go under /tmp (read-only root). */ -}}
+{{- $_ := set $env "HOME" "/tmp" -}}
 {{- else -}}
 {{- $_ := set $env "WORKER_CONCURRENCY" (toString $svc.concurrency) -}}
 {{- /* With a GPU pool each worker leases only its pool's jobs (decision 0026); without one the CPU workers take every job. */ -}}

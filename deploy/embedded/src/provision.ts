@@ -5,14 +5,17 @@
  *
  *   npm run provision                      (the default model, base)
  *   npm run provision -- base tiny.en      (chosen models)
+ *   npm run provision -- --model medium    (any local model of the catalog, by name or id)
+ *   npm run provision -- --remove medium   (deletes its files from WHISPER_MODELS_DIR)
  *
  * Same variables as npm start: WHISPER_VENV, WHISPER_PYTHON, WHISPER_MODELS_DIR,
  * WHISPER_DOWNLOAD, HF_ENDPOINT, PIP_INDEX_URL (pip's own). Exits 1 naming what is missing.
  */
 import { chooseTools, MissingToolError } from "../../../services/media/src/processing/ffmpeg-binaries.js";
-import { defaultModel } from "../../../services/transcription/src/domain/models.js";
+import { parseArgs } from "node:util";
+import { defaultModel, modelCatalog } from "../../../services/transcription/src/domain/models.js";
 import { ensureEngineEnv } from "../../../services/transcription/src/provision/engine-env.js";
-import { fetchModel } from "../../../services/transcription/src/provision/model-fetch.js";
+import { fetchModel, removeModel } from "../../../services/transcription/src/provision/model-fetch.js";
 import { percentOf, type ProvisionProgress, ProvisionError } from "../../../services/transcription/src/provision/progress.js";
 import { defaultModelsDir, defaultVenvDir } from "../../../services/transcription/src/provision/provision.js";
 
@@ -26,21 +29,42 @@ const progress = (p: ProvisionProgress) => {
   say(`${p.message}${midway && percent !== undefined ? ` (${percent}%)` : ""}`);
 };
 
+/** A local model of the catalog by its weights name (medium) or id (whisper-medium). */
+function localName(value: string): string {
+  const local = modelCatalog.filter((m) => m.provider === "local");
+  const model = local.find((m) => m.engineModel === value || m.id === value);
+  if (!model) throw new ProvisionError(`"${value}" is not a local model of the catalog (${local.map((m) => m.engineModel).join(", ")})`);
+  return model.engineModel;
+}
+
 try {
+  const args = parseArgs({ allowPositionals: true, options: { model: { type: "string", multiple: true }, remove: { type: "string", multiple: true } } });
+  const modelsDir = process.env.WHISPER_MODELS_DIR || defaultModelsDir;
+  if (args.values.remove?.length) {
+    for (const name of args.values.remove.map(localName)) {
+      if (name === defaultModel.engineModel) throw new ProvisionError(`${name} is the default model; it cannot be removed`);
+      say(`model ${name}: ${(await removeModel(modelsDir, name)) ? "removed" : "was not"} in ${modelsDir}`);
+    }
+    process.exit(0);
+  }
+  const chosen = [...args.positionals, ...(args.values.model ?? [])].map(localName);
   const { ffmpeg, ffprobe } = await chooseTools(process.env);
   say(`ffmpeg: ${ffmpeg.source} ${ffmpeg.path} (${ffmpeg.version})`);
   say(`ffprobe: ${ffprobe.source} ${ffprobe.path} (${ffprobe.version})`);
   const python =
     process.env.WHISPER_PYTHON || (await ensureEngineEnv({ venvDir: process.env.WHISPER_VENV || defaultVenvDir, onProgress: progress }));
   say(`speech engine: ${python}`);
-  const modelsDir = process.env.WHISPER_MODELS_DIR || defaultModelsDir;
-  const models = process.argv.slice(2).length > 0 ? process.argv.slice(2) : [defaultModel.engineModel];
+  const models = chosen.length > 0 ? chosen : [defaultModel.engineModel];
   for (const name of models) {
     const dir = await fetchModel({ name, modelsDir, python, hub: process.env.WHISPER_DOWNLOAD !== "false", onProgress: progress });
     say(`model ${name}: ${dir}`);
   }
   say("done: npm start will not download anything");
 } catch (error) {
+  if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    process.stderr.write(`provision: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
   if (!(error instanceof ProvisionError || error instanceof MissingToolError)) throw error;
   process.stderr.write(`provision: ${error.message}\n`);
   process.exit(1);

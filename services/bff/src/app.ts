@@ -25,6 +25,7 @@ import { spa } from "./http/spa.js";
 import { createSessionResolver, requireSessionOnApi } from "./http/session.js";
 import { engineCheckFrom, healthRoutes } from "./routes/health.js";
 import { meRoutes } from "./routes/me.js";
+import { modelAdminRoutes } from "./routes/model-admin.js";
 import { mediaRoutes } from "./routes/media.js";
 import { exportRoutes } from "./routes/exports.js";
 import { billingRoutes } from "./routes/billing.js";
@@ -95,11 +96,15 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     clients: createHealthClients(urls, config.HEALTH_TIMEOUT_MS),
     engine: engineCheckFrom(createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.HEALTH_TIMEOUT_MS }), config.HEALTH_TIMEOUT_MS),
   });
-  await app.register(meRoutes);
+  await app.register(meRoutes, { adminEmails: config.ADMIN_EMAILS });
   await app.register(mediaRoutes, { client: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(transcriptionRoutes, {
     client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+  });
+  await app.register(modelAdminRoutes, {
+    client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    adminEmails: config.ADMIN_EMAILS,
   });
   await app.register(transcriptEditingRoutes, { client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(exportRoutes, { client: createServiceClient(ExportService, urls.export, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });

@@ -74,6 +74,11 @@ export const bffConfigSchema = commonConfigSchema.extend({
   API_MAX_FILE_BYTES: env.positiveInt(100 * 1024 * 1024),
   /** The webhooks service (user webhooks: endpoints and deliveries). */
   WEBHOOKS_URL: serviceUrl(7009),
+  /**
+   * Administrators: comma-separated e-mail addresses (verified sign-ins only). They download
+   * and remove the local speech models (POST/DELETE /api/v1/models/{id}...). Empty: nobody.
+   */
+  ADMIN_EMAILS: commaList(),
 });
 
 export type BffConfig = z.infer<typeof bffConfigSchema>;

@@ -48,8 +48,8 @@ describe("the BFF with the real auth service", () => {
     const response = await bff.inject({ method: "GET", url: "/api/v1/me", headers: { cookie: `ph_x=1; ${browser.cookieHeader()}` } });
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    expect(body).toMatchObject({ email: "bff-1@example.com", name: null, image: null, email_verified: true });
-    expect(Object.keys(body).sort()).toEqual(["created_at", "email", "email_verified", "id", "image", "name", "updated_at"]);
+    expect(body).toMatchObject({ email: "bff-1@example.com", name: null, image: null, email_verified: true, is_admin: false });
+    expect(Object.keys(body).sort()).toEqual(["created_at", "email", "email_verified", "id", "image", "is_admin", "name", "updated_at"]);
   });
 
   it("a signed-out session is 401 again (cache off here)", async () => {

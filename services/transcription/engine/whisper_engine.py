@@ -315,6 +315,8 @@ def download(request: dict, reply_id) -> dict:
             shutil.rmtree(partial, ignore_errors=True)
             raise EngineError("bad_model", f"Checksum mismatch for {sibling.rfilename}: {actual} != {expected}")
         send({"id": reply_id, "event": "progress", "message": f"sha256 ok: {sibling.rfilename}"})
+    # huggingface_hub's bookkeeping of the download (.cache/huggingface): not part of the model.
+    shutil.rmtree(os.path.join(partial, ".cache"), ignore_errors=True)
     if os.path.exists(output_dir):
         shutil.rmtree(output_dir)
     os.rename(partial, output_dir)

@@ -31,6 +31,11 @@ export const transcriptionConfig = z.object({
   /** The product's data directory; models are looked for (and downloaded) in <DATA_DIR>/models. */
   DATA_DIR: z.string().default(".data"),
   WHISPER_DOWNLOAD: env.boolean(true),
+  /**
+   * Memory (MB) of the machines that run local models, against which the catalog refuses a
+   * model too big for them; default this machine's (set it where workers run elsewhere).
+   */
+  WHISPER_WORKER_MEMORY_MB: z.coerce.number().int().positive().optional(),
   /** Default int8 on the CPU, float16 on CUDA (WHISPER_DEVICE). */
   WHISPER_COMPUTE_TYPE: z.enum(["int8", "int8_float32", "float32", "int16", "float16", "int8_float16", "bfloat16"]).optional(),
   WHISPER_THREADS: z.coerce.number().int().min(0).default(0),

@@ -31,9 +31,11 @@ await runService({
         groqKey: config.GROQ_API_KEY,
         elevenLabsKey: config.ELEVENLABS_API_KEY,
         engines: new Set(["local", "groq", "elevenlabs"]),
+        ...(config.WHISPER_WORKER_MEMORY_MB ? { memoryBytes: config.WHISPER_WORKER_MEMORY_MB * 1_000_000 } : {}),
       },
       maxAttempts: MAX_ATTEMPTS,
       logger,
+      python: config.WHISPER_PYTHON,
     });
     return {
       routes: (router) => router.service(TranscriptionService, impl),

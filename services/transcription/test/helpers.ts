@@ -212,6 +212,8 @@ export async function startTranscriptionApi(
   mediaUrl: string,
   catalogModelsDir = whisperModelsDir,
   keys: { groqKey?: string; elevenLabsKey?: string } = {},
+  /** Where downloads land and whether they may happen; the engine's Python that runs them. */
+  models: { dataModelsDir?: string; allowDownload?: boolean; memoryBytes?: number; python?: string } = {},
 ) {
   const media = createServiceClient(MediaService, mediaUrl);
   const server = await startServiceServer({
@@ -226,12 +228,19 @@ export async function startTranscriptionApi(
           db,
           media,
           catalog: {
-            locations: { explicit: {}, modelsDir: catalogModelsDir, dataModelsDir: path.join(tmpdir(), "no-such-data", "models"), allowDownload: false },
+            locations: {
+              explicit: {},
+              modelsDir: catalogModelsDir,
+              dataModelsDir: models.dataModelsDir ?? path.join(tmpdir(), "no-such-data", "models"),
+              allowDownload: models.allowDownload ?? false,
+            },
             engines: new Set(["local", "groq", "elevenlabs"]),
+            ...(models.memoryBytes ? { memoryBytes: models.memoryBytes } : {}),
             ...keys,
           },
           maxAttempts: 3,
           logger,
+          python: models.python ?? whisperPython,
         }),
       ),
   });

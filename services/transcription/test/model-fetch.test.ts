@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
+import { DEFAULT_REPO, fakeModel, startHub } from "./hub-server.js";
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isModelDir } from "../src/engines/local/models.js";
-import { fetchModel } from "../src/provision/model-fetch.js";
+import { downloadProgress, fetchModel, removeModel } from "../src/provision/model-fetch.js";
 import type { ProvisionProgress } from "../src/provision/progress.js";
 import { engineUnavailable, whisperModelsDir, whisperPython } from "./helpers.js";
 
@@ -17,50 +16,7 @@ import { engineUnavailable, whisperModelsDir, whisperPython } from "./helpers.js
  * repository "Systran/faster-whisper-small" is served with tiny.en's real files, so no
  * PyPI fallback exists for it and the hub's answer decides alone.
  */
-const REPO = "Systran/faster-whisper-small";
-const COMMIT = "0123456789abcdef0123456789abcdef01234567";
-
-async function startHub(files: Record<string, Buffer>, options: { corrupt?: string } = {}) {
-  const meta = Object.fromEntries(
-    Object.entries(files).map(([name, data]) => [
-      name,
-      { size: data.length, sha256: createHash("sha256").update(data).digest("hex"), oid: createHash("sha1").update(data).digest("hex") },
-    ]),
-  );
-  const lfs = (name: string) => (name === "model.bin" ? { lfs: { sha256: meta[name]!.sha256, oid: meta[name]!.sha256, size: meta[name]!.size, pointerSize: 134 } } : {});
-  const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    requests.push(`${req.method} ${req.url}`);
-    const url = new URL(req.url ?? "/", "http://hub");
-    const json = (body: unknown) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(body));
-    };
-    if (url.pathname === `/api/models/${REPO}` || url.pathname === `/api/models/${REPO}/revision/main`) {
-      return json({ id: REPO, modelId: REPO, sha: COMMIT, private: false, siblings: Object.keys(files).map((f) => ({ rfilename: f, size: meta[f]!.size, blobId: meta[f]!.oid, ...lfs(f) })) });
-    }
-    if (url.pathname.startsWith(`/api/models/${REPO}/tree/`)) {
-      return json(Object.keys(files).map((f) => ({ type: "file", path: f, size: meta[f]!.size, oid: meta[f]!.oid, ...lfs(f) })));
-    }
-    const resolved = new RegExp(`^/${REPO}/resolve/[^/]+/(.+)$`).exec(url.pathname)?.[1];
-    if (resolved && files[resolved]) {
-      let body = files[resolved]!;
-      if (options.corrupt === resolved) body = Buffer.from(body.map((b, i) => (i === 1000 ? b ^ 0xff : b)));
-      res.writeHead(200, {
-        "x-repo-commit": COMMIT,
-        etag: `"${resolved === "model.bin" ? meta[resolved]!.sha256 : meta[resolved]!.oid}"`,
-        "content-length": body.length,
-        "content-type": "application/octet-stream",
-        ...(resolved === "model.bin" ? { "x-linked-etag": `"${meta[resolved]!.sha256}"`, "x-linked-size": String(body.length) } : {}),
-      });
-      return res.end(req.method === "HEAD" ? undefined : body);
-    }
-    res.writeHead(404, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: "not found" }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((r) => server.close(r)) };
-}
+const REPO = DEFAULT_REPO;
 
 describe.skipIf(engineUnavailable)("fetching a model from the model hub (a local server standing in)", () => {
   let files: Record<string, Buffer>;
@@ -100,5 +56,74 @@ describe.skipIf(engineUnavailable)("fetching a model from the model hub (a local
     );
     expect(isModelDir(path.join(modelsDir, "small"))).toBe(false);
     expect((await readdir(modelsDir)).filter((f) => !f.startsWith("."))).toEqual([]);
+  });
+});
+
+const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+
+describe.skipIf(engineUnavailable)("model downloads: resumed, verified, shared (a local hub server)", () => {
+  const closers: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const close of closers) await close();
+  });
+
+  it("a download cut off midway resumes with a Range request from where it stopped, and the model verifies", { timeout: 120_000 }, async () => {
+    // huggingface_hub keeps what it received in 10 MiB chunks: the cut comes after the first one.
+    const files = fakeModel(24_000_000);
+    const size = files["model.bin"]!.length;
+    const hub = await startHub(files, { repo: "Systran/faster-whisper-medium", dropAfter: { file: "model.bin", bytes: 15_000_000 } });
+    closers.push(hub.close);
+    const modelsDir = await mkdtemp(path.join(tmpdir(), "transcribe-hub-"));
+    const dir = await fetchModel({ name: "medium", modelsDir, python: whisperPython, hub: true, env: { HF_ENDPOINT: hub.url } });
+    expect(dir).toBe(path.join(modelsDir, "medium"));
+    expect(isModelDir(dir)).toBe(true);
+    for (const [name, data] of Object.entries(files)) expect(sha256(await readFile(path.join(dir, name)))).toBe(sha256(data));
+    // Resumed from the byte where the connection died, not from zero.
+    const resumed = hub.ranges.filter((r) => r.file === "model.bin");
+    expect(resumed.length).toBeGreaterThan(0);
+    const from = Number(/^bytes=(\d+)-/.exec(resumed[0]!.range)?.[1]);
+    expect(from).toBeGreaterThan(0);
+    expect(from).toBeLessThanOrEqual(15_000_000);
+    expect(hub.requests.filter((r) => r.startsWith("GET ") && r.endsWith("/model.bin"))).toHaveLength(2);
+    expect(hub.served["model.bin"]!).toBeLessThan(2 * size);
+    // Nothing but the model is left in the models directory.
+    expect((await readdir(modelsDir)).filter((f) => !f.startsWith("."))).toEqual(["medium"]);
+    expect((await readdir(dir)).sort()).toEqual(Object.keys(files).sort());
+  });
+
+  it("refuses a corrupted file: no model, no partial files, a clear reason", { timeout: 120_000 }, async () => {
+    const files = fakeModel(2_000_000);
+    const hub = await startHub(files, { repo: "Systran/faster-whisper-medium", corrupt: "model.bin" });
+    closers.push(hub.close);
+    const modelsDir = await mkdtemp(path.join(tmpdir(), "transcribe-hub-"));
+    await expect(fetchModel({ name: "medium", modelsDir, python: whisperPython, hub: true, env: { HF_ENDPOINT: hub.url } })).rejects.toThrow(
+      /Whisper model "medium" could not be fetched \(model hub: .*Checksum mismatch for model\.bin/,
+    );
+    expect(await readdir(modelsDir)).toEqual([]);
+  });
+
+  it("concurrent requests for one model share one download, and both get progress", { timeout: 120_000 }, async () => {
+    const files = fakeModel(4_000_000);
+    const hub = await startHub(files, { repo: "Systran/faster-whisper-medium" });
+    closers.push(hub.close);
+    const modelsDir = await mkdtemp(path.join(tmpdir(), "transcribe-hub-"));
+    const first: ProvisionProgress[] = [];
+    const second: ProvisionProgress[] = [];
+    const options = { name: "medium", modelsDir, python: whisperPython, hub: true, env: { HF_ENDPOINT: hub.url } };
+    const a = fetchModel({ ...options, onProgress: (p) => first.push(p) });
+    expect(downloadProgress(modelsDir, "medium")).toBeDefined();
+    const b = fetchModel({ ...options, onProgress: (p) => second.push(p) });
+    // Removing a model while it downloads is refused.
+    await expect(removeModel(modelsDir, "medium")).rejects.toThrow(/is being downloaded/);
+    expect(await Promise.all([a, b])).toEqual([path.join(modelsDir, "medium"), path.join(modelsDir, "medium")]);
+    expect(hub.requests.filter((r) => r.startsWith("GET /Systran/faster-whisper-medium/resolve/") && r.endsWith("/model.bin"))).toHaveLength(1);
+    expect(first.length).toBeGreaterThan(0);
+    expect(second.length).toBeGreaterThan(0);
+    expect(downloadProgress(modelsDir, "medium")).toBeUndefined();
+    // Removed, it is gone, and a later fetch downloads it again.
+    expect(await removeModel(modelsDir, "medium")).toBe(true);
+    expect(await readdir(modelsDir)).toEqual([]);
+    expect(await removeModel(modelsDir, "medium")).toBe(false);
+    await expect(removeModel(modelsDir, "../etc")).rejects.toThrow(/not a model name/);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
+import { isAdmin } from "../http/admin.js";
 import { security } from "../http/openapi.js";
 
 /** Spec §3 User, snake_case on the wire. name and image are null when the user has none. */
@@ -13,11 +14,12 @@ export const meResponseSchema = z
     email_verified: z.boolean(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
+    is_admin: z.boolean().describe("Listed in the server's ADMIN_EMAILS: may download and remove speech models"),
   })
   .meta({ id: "User", description: "The signed-in user" });
 
 /** GET /api/v1/me: the signed-in user (from the session the preHandler resolved). */
-export const meRoutes: FastifyPluginAsyncZod = async (app) => {
+export const meRoutes: FastifyPluginAsyncZod<{ adminEmails?: readonly string[] }> = async (app, { adminEmails = [] }) => {
   app.get(
     "/api/v1/me",
     {
@@ -39,6 +41,7 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
         email_verified: user.emailVerified,
         created_at: user.createdAt.toISOString(),
         updated_at: user.updatedAt.toISOString(),
+        is_admin: isAdmin(user, adminEmails),
       };
     },
   );

@@ -8,6 +8,7 @@ import {
   ResponseFormat,
   TimestampGranularity,
   TranscriptionStatus,
+  type Model,
   type Transcription,
   type TranscriptionListItem,
   type TranscriptionResult,
@@ -60,8 +61,35 @@ export const modelSchema = z
       .optional()
       .describe("Not runnable yet but being prepared (the local speech engine or its weights): a job may be started and waits; reason says how far"),
     reason: z.string().optional().describe("Why the model cannot run here (or a note about it)"),
+    present: z.boolean().optional().describe("Local models: whether the weights are on this server"),
+    download_bytes: z.number().int().optional().describe("Local models: size of the weights to download, in bytes"),
+    ram_bytes: z.number().int().optional().describe("Local models: memory one engine holding the model needs (int8 on CPU), in bytes"),
+    download: z
+      .object({ done_bytes: z.number().int(), total_bytes: z.number().int().optional().describe("Unset until the model hub said") })
+      .meta({ id: "ModelDownloadProgress", description: "Local models: a download running now" })
+      .optional(),
   })
   .meta({ id: "Model", description: "A speech model of the catalog" });
+
+/** A catalog entry on the wire (snake_case). */
+export function modelJson(m: Model): z.infer<typeof modelSchema> {
+  return {
+    id: m.id,
+    provider: providerNames[m.provider],
+    name: m.name,
+    languages: m.languages,
+    translation: m.translation,
+    available: m.available,
+    ...(m.preparing ? { preparing: true } : {}),
+    ...(m.reason ? { reason: m.reason } : {}),
+    ...(m.provider === Provider.LOCAL ? { present: m.present } : {}),
+    ...(m.downloadBytes !== undefined ? { download_bytes: Number(m.downloadBytes) } : {}),
+    ...(m.ramBytes !== undefined ? { ram_bytes: Number(m.ramBytes) } : {}),
+    ...(m.downloadDoneBytes !== undefined
+      ? { download: { done_bytes: Number(m.downloadDoneBytes), ...(m.downloadTotalBytes !== undefined ? { total_bytes: Number(m.downloadTotalBytes) } : {}) } }
+      : {}),
+  };
+}
 
 // The service says "1 to 20" in its own words; past int32 the call could not even be encoded (a 500).
 const speakerCount = z.number().int().min(-2_147_483_648).max(2_147_483_647);
@@ -175,6 +203,7 @@ export const detailSchema = z
     display_name: z.string(),
     status: z.enum([...statusValues, "deleted"]),
     error: z.string().optional(),
+    progress: z.string().optional().describe('What a live job waits for, e.g. "Downloading Whisper medium: 120 MB of 1.5 GB"'),
     config: z
       .object({
         model: z.string(),
@@ -276,6 +305,7 @@ function toDetail(t: Transcription): z.infer<typeof detailSchema> {
     display_name: t.displayName,
     status: statusNames[t.status],
     ...(t.error ? { error: t.error } : {}),
+    ...(t.progress ? { progress: t.progress } : {}),
     ...(t.config
       ? {
           config: {
@@ -356,18 +386,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
     { schema: { ...common, operationId: "listModels", summary: "The speech model catalog, with whether each model can run here", response: { 200: modelListSchema, 401: apiErrorSchema, 503: apiErrorSchema } } },
     async () => {
       const { models } = await client.listModels({});
-      return {
-        models: models.map((m) => ({
-          id: m.id,
-          provider: providerNames[m.provider],
-          name: m.name,
-          languages: m.languages,
-          translation: m.translation,
-          available: m.available,
-          ...(m.preparing ? { preparing: true } : {}),
-          ...(m.reason ? { reason: m.reason } : {}),
-        })),
-      };
+      return { models: models.map(modelJson) };
     },
   );
 

@@ -77,6 +77,21 @@ export const apiCases: Record<string, ApiCase> = {
     },
   },
   "GET /api/v1/models": own("GET", "/api/v1/models"),
+  // Administrators only (ADMIN_EMAILS, empty in the matrix): A is refused and no model changes.
+  "POST /api/v1/models/:id/download": {
+    access: "session",
+    request: () => ({ path: "/api/v1/models/whisper-small/download" }),
+    async attack(ctx) {
+      expectApiError(await ctx.call(ctx.a, "POST", "/api/v1/models/whisper-small/download"), 403, "a non-administrator's model download");
+    },
+  },
+  "DELETE /api/v1/models/:id": {
+    access: "session",
+    request: () => ({ path: "/api/v1/models/whisper-tiny.en" }),
+    async attack(ctx) {
+      expectApiError(await ctx.call(ctx.a, "DELETE", "/api/v1/models/whisper-tiny.en"), 403, "a non-administrator's model removal");
+    },
+  },
   "POST /api/v1/upload": own("POST", "/api/v1/upload", () => ({ file_name: "a.wav", file_size: 1000, content_type: "audio/wav", duration: 1 })),
   "GET /api/v1/usage-stats": own("GET", "/api/v1/usage-stats"),
   "GET /api/v1/trial-limits": own("GET", "/api/v1/trial-limits"),

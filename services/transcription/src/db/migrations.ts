@@ -233,6 +233,13 @@ export const migrations: Migrations = {
         where status in ('pending','processing','transcribing')`.execute(db);
     },
   },
+  // What a live job is waiting for, readable by its user (issue 21: "Downloading Whisper
+  // medium: 120 MB of 1.5 GB" while the worker fetches the model); null otherwise.
+  "0006_job_progress": {
+    async up(db: Kysely<any>) {
+      await sql`alter table transcriptions add column progress text`.execute(db);
+    },
+  },
   // Revision deltas (decision 0021): an edit is stored as the segments it changed over
   // its base, with a whole snapshot every MAX_DELTA_CHAIN edits. Existing edits, stored
   // whole, become deltas the same way, one transcript at a time.

@@ -21,6 +21,8 @@ export interface TranscriptionsTable {
   processed_key: string | null;
   status: Status;
   error: string | null;
+  /** A live job's readable progress (the model download it waits for); null otherwise. */
+  progress: Generated<string | null>;
   current_job_id: string | null;
   settings: JobSettings;
   result_id: string | null;

@@ -18,6 +18,42 @@ export interface ModelDefinition {
   readonly note?: string;
   /** Default model when settings.model is empty. */
   readonly isDefault?: boolean;
+  /** Local models: what the weights take to download and to run. */
+  readonly weights?: LocalWeights;
+}
+
+export interface LocalWeights {
+  /** The repository's model files (model.bin, config, tokenizer, vocabulary) on the hub, in bytes. */
+  readonly downloadBytes: number;
+  /** Memory one engine holding the model needs on CPU (int8), in bytes: the refusal threshold. */
+  readonly ramBytes: number;
+}
+
+const MB = 1_000_000;
+const GB = 1_000_000_000;
+
+/**
+ * A local faster-whisper model. `engineModel` is faster-whisper's own name for it (its
+ * `utils._MODELS` key, see engines/local/models.ts for the repositories); the id is
+ * `whisper-<name>`, with `-local` where Groq already uses the plain id.
+ */
+function local(
+  id: string,
+  engineModel: string,
+  name: string,
+  options: { languages: readonly string[]; translation: boolean; downloadBytes: number; ramBytes: number; note?: string; isDefault?: boolean },
+): ModelDefinition {
+  return {
+    id,
+    provider: "local",
+    name,
+    languages: options.languages,
+    translation: options.translation,
+    engineModel,
+    weights: { downloadBytes: options.downloadBytes, ramBytes: options.ramBytes },
+    ...(options.note ? { note: options.note } : {}),
+    ...(options.isDefault ? { isDefault: true } : {}),
+  };
 }
 
 /**
@@ -26,31 +62,39 @@ export interface ModelDefinition {
  * compatibility: ElevenLabs removed scribe_v1 on 2026-07-09, so it runs on scribe_v2.
  */
 export const modelCatalog: readonly ModelDefinition[] = [
-  {
-    id: "whisper-base",
-    provider: "local",
-    name: "Whisper base (on this server, multilingual)",
-    languages: classicLanguageCodes,
-    translation: true,
-    engineModel: "base",
-    isDefault: true,
-  },
-  {
-    id: "whisper-tiny.en",
-    provider: "local",
-    name: "Whisper tiny.en (on this server, English only, fastest)",
-    languages: ["en"],
-    translation: false,
-    engineModel: "tiny.en",
-  },
-  {
-    id: "whisper-small",
-    provider: "local",
-    name: "Whisper small (on this server, multilingual, slower, more accurate)",
-    languages: classicLanguageCodes,
-    translation: true,
-    engineModel: "small",
-  },
+  // Sizes: the CTranslate2 float16 files of each hub repository; RAM: one int8 engine's
+  // peak on CPU (faster-whisper's published figures, rounded up), see decision 0013.
+  local("whisper-base", "base", "Whisper base (on this server, multilingual)", {
+    languages: classicLanguageCodes, translation: true, downloadBytes: 145 * MB, ramBytes: 700 * MB, isDefault: true,
+  }),
+  local("whisper-tiny.en", "tiny.en", "Whisper tiny.en (on this server, English only, fastest)", {
+    languages: ["en"], translation: false, downloadBytes: 76 * MB, ramBytes: 500 * MB,
+  }),
+  local("whisper-tiny", "tiny", "Whisper tiny (on this server, multilingual, fastest)", {
+    languages: classicLanguageCodes, translation: true, downloadBytes: 76 * MB, ramBytes: 500 * MB,
+  }),
+  local("whisper-base.en", "base.en", "Whisper base.en (on this server, English only)", {
+    languages: ["en"], translation: false, downloadBytes: 145 * MB, ramBytes: 700 * MB,
+  }),
+  local("whisper-small", "small", "Whisper small (on this server, multilingual, slower, more accurate)", {
+    languages: classicLanguageCodes, translation: true, downloadBytes: 484 * MB, ramBytes: 1500 * MB,
+  }),
+  local("whisper-small.en", "small.en", "Whisper small.en (on this server, English only, slower, more accurate)", {
+    languages: ["en"], translation: false, downloadBytes: 484 * MB, ramBytes: 1500 * MB,
+  }),
+  local("whisper-medium", "medium", "Whisper medium (on this server, multilingual, slow)", {
+    languages: classicLanguageCodes, translation: true, downloadBytes: 1530 * MB, ramBytes: 3 * GB,
+  }),
+  local("whisper-large-v3-local", "large-v3", "Whisper large-v3 (on this server, multilingual, slowest, most accurate)", {
+    languages: allLanguageCodes, translation: true, downloadBytes: 3090 * MB, ramBytes: 5 * GB,
+  }),
+  local("whisper-large-v3-turbo-local", "large-v3-turbo", "Whisper large-v3 turbo (on this server, multilingual, cannot translate)", {
+    languages: allLanguageCodes, translation: false, downloadBytes: 1620 * MB, ramBytes: 3 * GB,
+    note: "large-v3-turbo was trained without translation: it cannot translate",
+  }),
+  local("whisper-distil-large-v3", "distil-large-v3", "Distil-Whisper large-v3 (on this server, English only, fast)", {
+    languages: ["en"], translation: false, downloadBytes: 1510 * MB, ramBytes: 3 * GB,
+  }),
   {
     id: "whisper-large-v3-turbo",
     provider: "groq",

@@ -45,6 +45,8 @@ export interface TranscribeRequest {
   completedChunks?: ReadonlyMap<number, ChunkResult>;
   /** Called after each chunk; the worker stores it so a restarted job resumes there. */
   onChunk?: (chunk: ChunkResult, total: number) => Promise<void>;
+  /** A readable step the job waits for (a model download), or undefined when it is over. */
+  onProgress?: (message: string | undefined) => void;
 }
 
 export interface ChunkResult {

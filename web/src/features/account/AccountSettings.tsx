@@ -11,6 +11,7 @@ import { UserAvatar } from "../../components/UserAvatar";
 import { PlanSection } from "../billing/PlanSection";
 import { ApiKeysSection, WebhooksSection } from "./DeveloperSections";
 import { Section } from "./Section";
+import { SpeechModelsSection } from "./SpeechModelsSection";
 import {
   Badge,
   Button,
@@ -70,6 +71,7 @@ export function AccountSettings({ user }: { user: SessionUser }) {
       <SessionsSection />
       <ApiKeysSection />
       <WebhooksSection />
+      <SpeechModelsSection />
       <DeleteAccountSection />
     </div>
   );

@@ -106,7 +106,7 @@ export function TranscriptView({ id, startAt }: { id: string; startAt?: number |
             <span>{transcript.error ?? "The transcription failed."}</span>
           ) : IN_PROGRESS_STATUSES.has(transcript.status) ? (
             <span>
-              <Spinner size="sm" /> Transcribing… this page updates by itself.
+              <Spinner size="sm" /> {transcript.progress ? `${transcript.progress}…` : "Transcribing…"} this page updates by itself.
             </span>
           ) : null}
         </Card>

@@ -5,6 +5,9 @@ import { api } from "./index";
 import {
   audioUrlResponseSchema,
   exportResponseSchema,
+  meSchema,
+  modelDownloadSchema,
+  modelRemovalSchema,
   modelsResponseSchema,
   speakerSchema,
   startTranscriptionResponseSchema,
@@ -24,6 +27,7 @@ export const queryKeys = {
   audioUrl: (id: string) => ["transcriptions", "audio-url", id] as const,
   file: (id: string) => ["files", id] as const,
   models: ["models"] as const,
+  me: ["me"] as const,
 };
 
 export interface TranscriptionListParams {
@@ -46,6 +50,20 @@ export function deleteFile(id: string) {
 
 export function listModels(signal?: AbortSignal) {
   return api.request({ path: "/models", schema: modelsResponseSchema, signal });
+}
+
+/** Administrators: start (or join) a local model's download; progress shows in listModels. */
+export function downloadModel(id: string) {
+  return api.request({ method: "POST", path: "/models/{id}/download", params: { id }, schema: modelDownloadSchema });
+}
+
+/** Administrators: remove a local model's files. */
+export function removeModel(id: string) {
+  return api.request({ method: "DELETE", path: "/models/{id}", params: { id }, schema: modelRemovalSchema });
+}
+
+export function getMe(signal?: AbortSignal) {
+  return api.request({ path: "/me", schema: meSchema, signal });
 }
 
 export interface StartTranscription {

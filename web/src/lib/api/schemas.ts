@@ -171,8 +171,17 @@ export const speechModelSchema = z.object({
   /** Being prepared (the local speech engine, its weights): a job may be started and waits. */
   preparing: z.boolean().optional(),
   reason: z.string().optional(),
+  /** Local models: weights on this server, their download size, the memory they need, a download running now. */
+  present: z.boolean().optional(),
+  downloadBytes: z.number().optional(),
+  ramBytes: z.number().optional(),
+  download: z.object({ doneBytes: z.number(), totalBytes: z.number().optional() }).optional(),
 });
 export type SpeechModel = z.infer<typeof speechModelSchema>;
+export const modelDownloadSchema = z.object({ model: speechModelSchema });
+export const modelRemovalSchema = z.object({ model: speechModelSchema, removed: z.boolean() });
+/** GET /api/v1/me: only what the app reads from it. */
+export const meSchema = z.object({ id: z.string(), isAdmin: z.boolean() }).loose();
 export const modelsResponseSchema = z.object({ models: z.array(speechModelSchema) });
 
 export const transcriptionListItemSchema = z.object({
@@ -227,6 +236,8 @@ export const transcriptionDetailSchema = z.object({
   status: transcriptionStatusSchema,
   /** Why the job failed, when status is failed. */
   error: z.string().optional(),
+  /** What a live job waits for ("Downloading Whisper medium: 120 MB of 1.5 GB"). */
+  progress: z.string().optional(),
   config: z
     .object({
       model: z.string(),

