@@ -3,29 +3,15 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { decodeEvent, type EventEnvelope } from "@transcribe/platform";
 import { TranscriptEditedSchema } from "@transcribe/proto/events/v1/events";
 import type { TranscriptionResult } from "@transcribe/proto/transcription/v1/transcription";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_SEGMENT_TEXT } from "../src/domain/edit-timing.js";
 import { MAX_COUNTED } from "../src/search.js";
 import { completedTranscription, type CompletedOptions } from "./completed.js";
-import { migratedDatabase, startMediaServer, startTranscriptionApi } from "./helpers.js";
+import { transcriptionApiForFile } from "./helpers.js";
 
-let database: Awaited<ReturnType<typeof migratedDatabase>>;
-let media: Awaited<ReturnType<typeof startMediaServer>>;
-let api: Awaited<ReturnType<typeof startTranscriptionApi>>;
+const stack = transcriptionApiForFile();
 
-beforeAll(async () => {
-  database = await migratedDatabase();
-  media = await startMediaServer();
-  api = await startTranscriptionApi(database.db, media.url);
-});
-
-afterAll(async () => {
-  await api?.close();
-  await media?.close();
-  await database?.close();
-});
-
-const completed = (userId: string, options: CompletedOptions = {}) => completedTranscription(database.db, userId, options);
+const completed = (userId: string, options: CompletedOptions = {}) => completedTranscription(stack.database.db, userId, options);
 
 async function refusal(promise: Promise<unknown>): Promise<ConnectError> {
   try {
@@ -39,12 +25,12 @@ async function refusal(promise: Promise<unknown>): Promise<ConnectError> {
 const editsOf = (result: TranscriptionResult) => result.segments.map((s) => ({ id: s.id, text: s.text }));
 
 async function current(userId: string, id: string) {
-  const { transcription } = await api.client.getTranscription({ userId, id });
+  const { transcription } = await stack.api.client.getTranscription({ userId, id });
   return transcription!.result!;
 }
 
 async function edited(): Promise<EventEnvelope[]> {
-  const rows = (await database.db.selectFrom("platform_outbox" as never).selectAll().orderBy("seq" as never).execute()) as Array<{
+  const rows = (await stack.database.db.selectFrom("platform_outbox" as never).selectAll().orderBy("seq" as never).execute()) as Array<{
     id: string;
     type: string;
     topic: string;
@@ -57,7 +43,7 @@ async function edited(): Promise<EventEnvelope[]> {
     .map((r) => ({ id: r.id, type: r.type, topic: r.topic as EventEnvelope["topic"], key: r.key, payload: r.payload, occurredAt: r.occurred_at }));
 }
 
-const search = (userId: string, query: string, limit = 20, offset = 0) => api.client.searchTranscripts({ userId, query, limit, offset });
+const search = (userId: string, query: string, limit = 20, offset = 0) => stack.api.client.searchTranscripts({ userId, query, limit, offset });
 
 describe("revisions", () => {
   it("corrects a word, keeps its time, keeps the original, refuses a stale save, restores", async () => {
@@ -70,7 +56,7 @@ describe("revisions", () => {
 
     const edits = editsOf(original);
     edits[0]!.text = edits[0]!.text.replace("renew", "review");
-    const saved = await api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: edits });
+    const saved = await stack.api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: edits });
     expect(saved.revision).toMatchObject({ number: 2, kind: "edit", authorId: alice, baseRevision: 1 });
     expect(saved.revision!.changes).toMatchObject({ editedSegments: [0], wordsAdded: 1, wordsRemoved: 1 });
     const after = await current(alice, id);
@@ -80,12 +66,12 @@ describe("revisions", () => {
     expect(after.segments.slice(1)).toEqual(original.segments.slice(1));
 
     // The engine's result is untouched and still readable.
-    const first = await api.client.getRevision({ userId: alice, id, revision: 1 });
+    const first = await stack.api.client.getRevision({ userId: alice, id, revision: 1 });
     expect(first.result!.segments[0]!.text).toContain("renew");
-    const asOf1 = await api.client.getTranscription({ userId: alice, id, revision: 1 });
+    const asOf1 = await stack.api.client.getTranscription({ userId: alice, id, revision: 1 });
     expect(asOf1.transcription!.result!.segments).toEqual(original.segments);
 
-    const list = await api.client.listRevisions({ userId: alice, id });
+    const list = await stack.api.client.listRevisions({ userId: alice, id });
     expect(list.currentRevision).toBe(2);
     expect(list.revisions.map((r) => [r.number, r.kind])).toEqual([
       [2, "edit"],
@@ -98,14 +84,14 @@ describe("revisions", () => {
     // A second editor still on revision 1: 409-to-be with the current revision, nothing written.
     const stale = editsOf(original);
     stale[1]!.text = "Somebody else typed this.";
-    const conflict = await refusal(api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: stale }));
+    const conflict = await refusal(stack.api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: stale }));
     expect(conflict.code).toBe(Code.FailedPrecondition);
     expect((await current(alice, id)).revision).toBe(2);
     // Overwriting: the same text, based on the current revision.
-    const overwrite = await api.client.saveTranscript({ userId: alice, id, baseRevision: 2, segments: stale });
+    const overwrite = await stack.api.client.saveTranscript({ userId: alice, id, baseRevision: 2, segments: stale });
     expect(overwrite.revision!.number).toBe(3);
 
-    const restored = await api.client.restoreRevision({ userId: alice, id, revision: 1 });
+    const restored = await stack.api.client.restoreRevision({ userId: alice, id, revision: 1 });
     expect(restored.revision).toMatchObject({ number: 4, kind: "restore", restoredFrom: 1 });
     expect((await current(alice, id)).segments).toEqual(original.segments);
   });
@@ -117,7 +103,7 @@ describe("revisions", () => {
     const words = original.segments[2]!.words.map((w) => w.word);
     const edits: Array<{ id?: number; text: string }> = editsOf(original);
     edits.splice(2, 1, { id: 2, text: words.slice(0, 5).join(" ") }, { text: words.slice(5).join(" ") });
-    const saved = await api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: edits });
+    const saved = await stack.api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: edits });
     const segments = saved.result!.segments;
     expect(segments).toHaveLength(original.segments.length + 1);
     expect(segments[3]!.id).toBe(original.segments.length);
@@ -131,32 +117,32 @@ describe("revisions", () => {
     const id = await completed(alice);
     const other = await completed(alice, { name: "Other" });
     const original = await current(alice, id);
-    await api.client.saveTranscript({ userId: alice, id: other, baseRevision: 1, segments: [{ id: 0, text: "Only this." }] });
-    const before = await database.db.selectFrom("transcription_search_segments").selectAll().where("transcription_id", "=", id).orderBy("segment_id").execute();
+    await stack.api.client.saveTranscript({ userId: alice, id: other, baseRevision: 1, segments: [{ id: 0, text: "Only this." }] });
+    const before = await stack.database.db.selectFrom("transcription_search_segments").selectAll().where("transcription_id", "=", id).orderBy("segment_id").execute();
 
-    const unknown = await refusal(api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: [...editsOf(original), { id: 4242, text: "x" }] }));
+    const unknown = await refusal(stack.api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: [...editsOf(original), { id: 4242, text: "x" }] }));
     expect(unknown.code).toBe(Code.InvalidArgument);
     expect(unknown.rawMessage).toBe("Unknown segment id 4242");
 
     const tooLong = editsOf(original);
     tooLong[0]!.text = "word ".repeat(MAX_SEGMENT_TEXT / 5 + 1);
-    const long = await refusal(api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: tooLong }));
+    const long = await refusal(stack.api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: tooLong }));
     expect(long.code).toBe(Code.InvalidArgument);
     expect(long.rawMessage).toBe(`Segment text is too long: at most ${MAX_SEGMENT_TEXT} characters`);
 
     // Revision 2 exists on the other transcript only.
-    expect((await refusal(api.client.getRevision({ userId: alice, id, revision: 2 }))).code).toBe(Code.NotFound);
-    expect((await refusal(api.client.restoreRevision({ userId: alice, id, revision: 2 }))).code).toBe(Code.NotFound);
-    expect((await refusal(api.client.getTranscription({ userId: alice, id, revision: 2 }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.getRevision({ userId: alice, id, revision: 2 }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.restoreRevision({ userId: alice, id, revision: 2 }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.getTranscription({ userId: alice, id, revision: 2 }))).code).toBe(Code.NotFound);
     // Someone else's transcript is not found, whatever the revision.
-    expect((await refusal(api.client.listRevisions({ userId: "mallory", id }))).code).toBe(Code.NotFound);
-    expect((await refusal(api.client.saveTranscript({ userId: "mallory", id, baseRevision: 1, segments: editsOf(original) }))).code).toBe(Code.NotFound);
-    expect((await refusal(api.client.restoreRevision({ userId: "mallory", id, revision: 1 }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.listRevisions({ userId: "mallory", id }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.saveTranscript({ userId: "mallory", id, baseRevision: 1, segments: editsOf(original) }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.restoreRevision({ userId: "mallory", id, revision: 1 }))).code).toBe(Code.NotFound);
 
     expect(await current(alice, id)).toEqual(original);
-    const list = await api.client.listRevisions({ userId: alice, id });
+    const list = await stack.api.client.listRevisions({ userId: alice, id });
     expect(list.revisions).toHaveLength(1);
-    const after = await database.db.selectFrom("transcription_search_segments").selectAll().where("transcription_id", "=", id).orderBy("segment_id").execute();
+    const after = await stack.database.db.selectFrom("transcription_search_segments").selectAll().where("transcription_id", "=", id).orderBy("segment_id").execute();
     expect(after).toEqual(before);
   });
 });
@@ -189,7 +175,7 @@ describe("search", () => {
     const edits = editsOf(original);
     edits[0]!.text = edits[0]!.text.replace("renew", "review");
     edits[2]!.text = edits[2]!.text.replace("cafe", "café <b>bold</b> & <script>x</script>");
-    await api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: edits });
+    await stack.api.client.saveTranscript({ userId: alice, id, baseRevision: 1, segments: edits });
     expect((await search(alice, "renew")).totalCount).toBe(0);
     expect((await search(alice, "review")).hits.some((h) => h.segmentId === 0)).toBe(true);
     const accented = await search(alice, "cafe");
@@ -199,7 +185,7 @@ describe("search", () => {
     expect(accented.hits[0]!.snippet.replace(/<\/?mark>/g, "")).not.toMatch(/[<>]/);
     expect((await search(bob, "review")).totalCount).toBe(0);
 
-    await api.client.deleteTranscription({ userId: alice, id });
+    await stack.api.client.deleteTranscription({ userId: alice, id });
     expect((await search(alice, "committee")).totalCount).toBe(0);
     expect((await search(alice, "budget")).totalCount).toBe(0);
   });

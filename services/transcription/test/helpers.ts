@@ -11,6 +11,7 @@ import { FileSchema, FileStatus, MediaService, type File } from "@transcribe/pro
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { align } from "../../../bench/lib/wer.js";
 import { migrations } from "../src/db/migrations.js";
 import type { TranscriptionDB } from "../src/db/schema.js";
@@ -204,6 +205,29 @@ export async function startMediaServer(): Promise<{ server: ServiceServer; url: 
     },
     close: () => server.close(),
   };
+}
+
+/**
+ * A migrated database, the media stand-in and the transcription API over them, shared by
+ * the tests of one file: starts them in its beforeAll, stops them in its afterAll.
+ */
+export function transcriptionApiForFile() {
+  const stack = {} as {
+    database: Awaited<ReturnType<typeof migratedDatabase>>;
+    media: Awaited<ReturnType<typeof startMediaServer>>;
+    api: Awaited<ReturnType<typeof startTranscriptionApi>>;
+  };
+  beforeAll(async () => {
+    stack.database = await migratedDatabase();
+    stack.media = await startMediaServer();
+    stack.api = await startTranscriptionApi(stack.database.db, stack.media.url);
+  });
+  afterAll(async () => {
+    await stack.api?.close();
+    await stack.media?.close();
+    await stack.database?.close();
+  });
+  return stack;
 }
 
 /** The transcription API as a real Connect server, and a client for it. */

@@ -7,7 +7,7 @@ import { createServiceClient, decodeEvent, newEvent, toEnvelope, type EventEnvel
 import { TranscriptDeletedSchema, TranscriptRenamedSchema, UserDeletedSchema, FileUploadedSchema } from "@transcribe/proto/events/v1/events";
 import { FileStatus, MediaService } from "@transcribe/proto/media/v1/media";
 import { Provider, TimestampGranularity, TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcription";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { heartbeat, leaseJob } from "../src/db/repository.js";
 import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { transcriptionConsumer } from "../src/events/consumer.js";
@@ -15,10 +15,9 @@ import { JobRunner } from "../src/worker/job-runner.js";
 import {
   engineUnavailable,
   logger,
-  migratedDatabase,
-  startMediaServer,
   startTranscriptionApi,
   synthesize,
+  transcriptionApiForFile,
   whisperModelsDir,
   whisperPython,
   wordErrorRate,
@@ -26,21 +25,7 @@ import {
 
 const SCRIPT = "Please remember to switch off the lights when you leave the office. Small habits can make a large difference over a whole year.";
 
-let database: Awaited<ReturnType<typeof migratedDatabase>>;
-let media: Awaited<ReturnType<typeof startMediaServer>>;
-let api: Awaited<ReturnType<typeof startTranscriptionApi>>;
-
-beforeAll(async () => {
-  database = await migratedDatabase();
-  media = await startMediaServer();
-  api = await startTranscriptionApi(database.db, media.url);
-});
-
-afterAll(async () => {
-  await api?.close();
-  await media?.close();
-  await database?.close();
-});
+const stack = transcriptionApiForFile();
 
 async function refusal(promise: Promise<unknown>): Promise<ConnectError> {
   try {
@@ -52,7 +37,7 @@ async function refusal(promise: Promise<unknown>): Promise<ConnectError> {
 }
 
 async function outbox(type?: string): Promise<EventEnvelope[]> {
-  const rows = await database.db
+  const rows = await stack.database.db
     .selectFrom("platform_outbox" as never)
     .selectAll()
     .orderBy("seq" as never)
@@ -64,8 +49,8 @@ async function outbox(type?: string): Promise<EventEnvelope[]> {
 
 function runner() {
   return new JobRunner({
-    db: database.db,
-    media: createServiceClient(MediaService, media.url),
+    db: stack.database.db,
+    media: createServiceClient(MediaService, stack.media.url),
     logger,
     createTranscriber: () =>
       new LocalTranscriber({
@@ -86,7 +71,7 @@ function runner() {
 async function waitForStatus(userId: string, id: string, wanted: TranscriptionStatus[], timeoutMs = 240_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { transcription } = await api.client.getTranscription({ userId, id });
+    const { transcription } = await stack.api.client.getTranscription({ userId, id });
     if (transcription && wanted.includes(transcription.status)) return transcription;
     await new Promise((r) => setTimeout(r, 300));
   }
@@ -95,7 +80,7 @@ async function waitForStatus(userId: string, id: string, wanted: TranscriptionSt
 
 describe("ListModels", () => {
   it("lists cloud models as unavailable with a reason until their keys are set, and says scribe-v1 runs on scribe_v2", async () => {
-    const { models } = await api.client.listModels({});
+    const { models } = await stack.api.client.listModels({});
     const byId = new Map(models.map((m) => [m.id, m]));
     expect(byId.get("whisper-large-v3-turbo")).toMatchObject({ provider: Provider.GROQ, available: false });
     expect(byId.get("whisper-large-v3-turbo")!.reason).toContain("GROQ_API_KEY");
@@ -118,7 +103,7 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
   const settings = (extra: Record<string, unknown> = {}) => ({ model: "whisper-tiny.en", language: "en", ...extra });
 
   it("refuses with the spec's messages (§5)", async () => {
-    const file = media.addFile({ userId: alice, duration: 5 });
+    const file = stack.media.addFile({ userId: alice, duration: 5 });
     const cases: Array<[Record<string, unknown>, string, Code]> = [
       [{ model: "whisper-base", language: "" }, "Please select a language", Code.InvalidArgument],
       [{ model: "whisper-base", language: "en", translateToEn: true }, "Cannot translate English to English", Code.InvalidArgument],
@@ -127,72 +112,72 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
       [{ model: "whisper-large-v3", language: "en" }, "Whisper large-v3 (Groq): Needs a Groq API key (GROQ_API_KEY) on the server", Code.FailedPrecondition],
     ];
     for (const [s, message, code] of cases) {
-      const error = await refusal(api.client.createTranscription({ userId: alice, fileId: file.id, settings: s }));
+      const error = await refusal(stack.api.client.createTranscription({ userId: alice, fileId: file.id, settings: s }));
       expect([error.rawMessage, error.code]).toEqual([message, code]);
     }
-    const missing = await refusal(api.client.createTranscription({ userId: alice, fileId: randomUUID(), settings: settings() }));
+    const missing = await refusal(stack.api.client.createTranscription({ userId: alice, fileId: randomUUID(), settings: settings() }));
     expect([missing.code, missing.rawMessage]).toEqual([Code.NotFound, "File not found"]);
-    const notHers = await refusal(api.client.createTranscription({ userId: bob, fileId: file.id, settings: settings() }));
+    const notHers = await refusal(stack.api.client.createTranscription({ userId: bob, fileId: file.id, settings: settings() }));
     expect([notHers.code, notHers.rawMessage]).toEqual([Code.NotFound, "File not found"]);
-    const uploading = media.addFile({ userId: alice, duration: 5, status: FileStatus.UPLOADING });
-    const notProcessed = await refusal(api.client.createTranscription({ userId: alice, fileId: uploading.id, settings: settings() }));
+    const uploading = stack.media.addFile({ userId: alice, duration: 5, status: FileStatus.UPLOADING });
+    const notProcessed = await refusal(stack.api.client.createTranscription({ userId: alice, fileId: uploading.id, settings: settings() }));
     expect(notProcessed.code).toBe(Code.FailedPrecondition);
     expect(notProcessed.rawMessage).toMatch(/^File is not processed yet/);
-    const failed = media.addFile({ userId: alice, duration: 5, status: FileStatus.FAILED });
-    expect((await refusal(api.client.createTranscription({ userId: alice, fileId: failed.id, settings: settings() }))).code).toBe(Code.FailedPrecondition);
+    const failed = stack.media.addFile({ userId: alice, duration: 5, status: FileStatus.FAILED });
+    expect((await refusal(stack.api.client.createTranscription({ userId: alice, fileId: failed.id, settings: settings() }))).code).toBe(Code.FailedPrecondition);
   });
 
   it("creates, lists, gets, renames and deletes; another user's id is NOT_FOUND on every RPC", async () => {
-    const file = media.addFile({ userId: alice, duration: 12.5, fileName: "Team meeting.wav" });
-    const created = await api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
+    const file = stack.media.addFile({ userId: alice, duration: 12.5, fileName: "Team meeting.wav" });
+    const created = await stack.api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
     expect(created.jobId).toMatch(/^[0-9a-f-]{36}$/);
     const id = created.transcriptionId;
 
-    const list = await api.client.listTranscriptions({ userId: alice, query: "meeting" });
+    const list = await stack.api.client.listTranscriptions({ userId: alice, query: "meeting" });
     expect(list.totalCount).toBe(1);
     expect(list.transcriptions[0]).toMatchObject({ id, displayName: "Team meeting.wav", duration: 12.5, model: "whisper-tiny.en", status: TranscriptionStatus.PENDING });
-    expect((await api.client.listTranscriptions({ userId: alice, query: "nothing like it" })).totalCount).toBe(0);
-    expect((await api.client.listTranscriptions({ userId: alice, status: TranscriptionStatus.COMPLETED, query: "meeting" })).totalCount).toBe(0);
-    expect((await api.client.listTranscriptions({ userId: bob })).totalCount).toBe(0);
+    expect((await stack.api.client.listTranscriptions({ userId: alice, query: "nothing like it" })).totalCount).toBe(0);
+    expect((await stack.api.client.listTranscriptions({ userId: alice, status: TranscriptionStatus.COMPLETED, query: "meeting" })).totalCount).toBe(0);
+    expect((await stack.api.client.listTranscriptions({ userId: bob })).totalCount).toBe(0);
 
-    const { transcription } = await api.client.getTranscription({ userId: alice, id });
+    const { transcription } = await stack.api.client.getTranscription({ userId: alice, id });
     expect(transcription).toMatchObject({ id, status: TranscriptionStatus.PENDING, config: { model: "whisper-tiny.en", language: "en" }, audioFile: { fileId: file.id, fileName: "Team meeting.wav" } });
     expect(transcription!.result).toBeUndefined();
 
     // Another user: NOT_FOUND everywhere, never PERMISSION_DENIED.
     for (const call of [
-      () => api.client.getTranscription({ userId: bob, id }),
-      () => api.client.renameTranscription({ userId: bob, id, newName: "mine now" }),
-      () => api.client.deleteTranscription({ userId: bob, id }),
-      () => api.client.retryTranscription({ userId: bob, id }),
+      () => stack.api.client.getTranscription({ userId: bob, id }),
+      () => stack.api.client.renameTranscription({ userId: bob, id, newName: "mine now" }),
+      () => stack.api.client.deleteTranscription({ userId: bob, id }),
+      () => stack.api.client.retryTranscription({ userId: bob, id }),
     ]) {
       expect((await refusal(call())).code).toBe(Code.NotFound);
     }
-    expect((await refusal(api.client.getTranscription({ userId: alice, id: "not-a-uuid" }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.getTranscription({ userId: alice, id: "not-a-uuid" }))).code).toBe(Code.NotFound);
 
-    expect((await refusal(api.client.renameTranscription({ userId: alice, id, newName: "   " }))).rawMessage).toBe("Name cannot be empty");
-    expect((await refusal(api.client.renameTranscription({ userId: alice, id, newName: "x".repeat(256) }))).rawMessage).toBe("Name is too long");
-    const renamed = await api.client.renameTranscription({ userId: alice, id, newName: "  Weekly sync  " });
+    expect((await refusal(stack.api.client.renameTranscription({ userId: alice, id, newName: "   " }))).rawMessage).toBe("Name cannot be empty");
+    expect((await refusal(stack.api.client.renameTranscription({ userId: alice, id, newName: "x".repeat(256) }))).rawMessage).toBe("Name is too long");
+    const renamed = await stack.api.client.renameTranscription({ userId: alice, id, newName: "  Weekly sync  " });
     expect(renamed.transcription!.displayName).toBe("Weekly sync");
     const [renamedEvent] = (await outbox(TranscriptRenamedSchema.typeName)).map(decodeEvent);
     expect(renamedEvent).toMatchObject({ transcriptId: id, userId: alice, oldName: "Team meeting.wav", newName: "Weekly sync" });
 
-    expect((await refusal(api.client.retryTranscription({ userId: alice, id }))).code).toBe(Code.FailedPrecondition);
+    expect((await refusal(stack.api.client.retryTranscription({ userId: alice, id }))).code).toBe(Code.FailedPrecondition);
 
-    await api.client.deleteTranscription({ userId: alice, id });
-    expect((await refusal(api.client.getTranscription({ userId: alice, id }))).code).toBe(Code.NotFound);
-    expect((await refusal(api.client.deleteTranscription({ userId: alice, id }))).code).toBe(Code.NotFound);
-    expect((await api.client.listTranscriptions({ userId: alice, query: "sync" })).totalCount).toBe(0);
+    await stack.api.client.deleteTranscription({ userId: alice, id });
+    expect((await refusal(stack.api.client.getTranscription({ userId: alice, id }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.deleteTranscription({ userId: alice, id }))).code).toBe(Code.NotFound);
+    expect((await stack.api.client.listTranscriptions({ userId: alice, query: "sync" })).totalCount).toBe(0);
     const deleted = (await outbox(TranscriptDeletedSchema.typeName)).map(decodeEvent).find((e) => "transcriptId" in e && e.transcriptId === id);
     expect(deleted).toMatchObject({ userId: alice, rawKey: file.rawKey, processedKey: file.processedKey });
-    const job = await database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", created.jobId).executeTakeFirstOrThrow();
+    const job = await stack.database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", created.jobId).executeTakeFirstOrThrow();
     expect(job.status).toBe("cancelled");
   });
 
   it("runs a job on the real engine: pending → transcribing → completed, result with words, events; retry with another model", { timeout: 600_000 }, async () => {
     const speech = await synthesize(SCRIPT);
-    const file = media.addFile({ userId: alice, audioPath: speech.path, duration: speech.duration });
-    const created = await api.client.createTranscription({
+    const file = stack.media.addFile({ userId: alice, audioPath: speech.path, duration: speech.duration });
+    const created = await stack.api.client.createTranscription({
       userId: alice,
       fileId: file.id,
       settings: { ...settings(), timestampGranularities: [TimestampGranularity.SEGMENT, TimestampGranularity.WORD] },
@@ -218,7 +203,7 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
       const types = (await outbox()).filter((e) => e.key === created.jobId).map((e) => e.type.split(".").pop());
       expect(types).toEqual(["TranscriptionCreated", "TranscriptionStarted", "TranscriptionCompleted"]);
 
-      const retried = await api.client.retryTranscription({ userId: alice, id: created.transcriptionId, settings: { model: "whisper-base", language: "auto" } });
+      const retried = await stack.api.client.retryTranscription({ userId: alice, id: created.transcriptionId, settings: { model: "whisper-base", language: "auto" } });
       const again = await waitForStatus(alice, created.transcriptionId, [TranscriptionStatus.COMPLETED, TranscriptionStatus.FAILED]);
       expect(again.status).toBe(TranscriptionStatus.COMPLETED);
       expect(again.config!.model).toBe("whisper-base");
@@ -226,7 +211,7 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
       expect(again.result!.language).toBe("en");
       // Words only when asked for.
       expect(again.result!.segments[0]!.words).toHaveLength(0);
-      const job = await database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", retried.jobId).executeTakeFirstOrThrow();
+      const job = await stack.database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", retried.jobId).executeTakeFirstOrThrow();
       expect(job).toMatchObject({ status: "completed", attempts: 1 });
     } finally {
       await worker.stop();
@@ -236,12 +221,12 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
   it("ends failed with a readable message when the audio cannot be read, and retries transient errors", { timeout: 300_000 }, async () => {
     const garbage = path.join(tmpdir(), `garbage-${randomUUID()}.wav`);
     await writeFile(garbage, "RIFF....WAVEnot really audio at all");
-    const file = media.addFile({ userId: alice, audioPath: garbage, duration: 4 });
-    const created = await api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
+    const file = stack.media.addFile({ userId: alice, audioPath: garbage, duration: 4 });
+    const created = await stack.api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
     // A second file whose audio URL is broken until the test "repairs" it: transient.
     const speech = await synthesize("Small habits can make a large difference.");
-    const flaky = media.addFile({ userId: alice, duration: speech.duration });
-    const second = await api.client.createTranscription({ userId: alice, fileId: flaky.id, settings: settings() });
+    const flaky = stack.media.addFile({ userId: alice, duration: speech.duration });
+    const second = await stack.api.client.createTranscription({ userId: alice, fileId: flaky.id, settings: settings() });
     const worker = runner();
     worker.start();
     try {
@@ -257,13 +242,13 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
       let job;
       do {
         await new Promise((r) => setTimeout(r, 100));
-        job = await database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", second.jobId).executeTakeFirstOrThrow();
+        job = await stack.database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", second.jobId).executeTakeFirstOrThrow();
       } while (!job.last_error && Date.now() < deadline);
       expect(job.last_error).toBe("The audio could not be fetched (HTTP 503)");
-      media.files.get(flaky.id)!.audioPath = speech.path;
+      stack.media.files.get(flaky.id)!.audioPath = speech.path;
       const done = await waitForStatus(alice, second.transcriptionId, [TranscriptionStatus.COMPLETED, TranscriptionStatus.FAILED]);
       expect([done.status, done.error]).toEqual([TranscriptionStatus.COMPLETED, undefined]);
-      const finished = await database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", second.jobId).executeTakeFirstOrThrow();
+      const finished = await stack.database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", second.jobId).executeTakeFirstOrThrow();
       expect(finished.attempts).toBeGreaterThanOrEqual(2);
     } finally {
       await worker.stop();
@@ -272,16 +257,16 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
 
   it("waits in processing while media prepares the file, then transcribes it", { timeout: 300_000 }, async () => {
     const speech = await synthesize("The river rose quickly after three days of heavy rain.");
-    const file = media.addFile({ userId: alice, duration: speech.duration, status: FileStatus.PROCESSING });
-    const created = await api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
+    const file = stack.media.addFile({ userId: alice, duration: speech.duration, status: FileStatus.PROCESSING });
+    const created = await stack.api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
     const worker = runner();
     worker.start();
     try {
       const waiting = await waitForStatus(alice, created.transcriptionId, [TranscriptionStatus.PROCESSING], 60_000);
       expect(waiting.status).toBe(TranscriptionStatus.PROCESSING);
-      const job = await database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", created.jobId).executeTakeFirstOrThrow();
+      const job = await stack.database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", created.jobId).executeTakeFirstOrThrow();
       expect(job.attempts).toBe(0); // waiting for media costs no attempt
-      const stored = media.files.get(file.id)!;
+      const stored = stack.media.files.get(file.id)!;
       stored.audioPath = speech.path;
       stored.file.status = FileStatus.READY;
       const done = await waitForStatus(alice, created.transcriptionId, [TranscriptionStatus.COMPLETED, TranscriptionStatus.FAILED]);
@@ -293,14 +278,14 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
   });
 
   it("says when a job runs on another model than the one asked for (turbo translations, scribe-v1)", async () => {
-    const keyed = await startTranscriptionApi(database.db, media.url, whisperModelsDir, { groqKey: "k", elevenLabsKey: "k" });
+    const keyed = await startTranscriptionApi(stack.database.db, stack.media.url, whisperModelsDir, { groqKey: "k", elevenLabsKey: "k" });
     try {
-      const file = media.addFile({ userId: alice, duration: 5 });
+      const file = stack.media.addFile({ userId: alice, duration: 5 });
       const turbo = await keyed.client.createTranscription({ userId: alice, fileId: file.id, settings: { model: "whisper-large-v3-turbo", language: "de", translateToEn: true } });
       expect(turbo.message).toBe("whisper-large-v3-turbo cannot translate; this job runs on whisper-large-v3");
       const scribe = await keyed.client.createTranscription({ userId: alice, fileId: file.id, settings: { model: "scribe-v1", language: "en" } });
       expect(scribe.message).toBe("ElevenLabs removed scribe_v1 on 2026-07-09; scribe-v1 runs on scribe_v2");
-      const jobs = await database.db.selectFrom("transcription_jobs").select(["id", "engine_model"]).where("id", "in", [turbo.jobId, scribe.jobId]).execute();
+      const jobs = await stack.database.db.selectFrom("transcription_jobs").select(["id", "engine_model"]).where("id", "in", [turbo.jobId, scribe.jobId]).execute();
       expect(new Map(jobs.map((j) => [j.id, j.engine_model]))).toEqual(new Map([[turbo.jobId, "whisper-large-v3"], [scribe.jobId, "scribe_v2"]]));
       // Not for this test's workers: cancel them.
       for (const c of [turbo, scribe]) await keyed.client.deleteTranscription({ userId: alice, id: c.transcriptionId });
@@ -310,11 +295,11 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
   });
 
   it("keeps a file's audio while another transcription of it remains", async () => {
-    const file = media.addFile({ userId: alice, duration: 5 });
-    const one = await api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
-    const two = await api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
-    await api.client.deleteTranscription({ userId: alice, id: one.transcriptionId });
-    await api.client.deleteTranscription({ userId: alice, id: two.transcriptionId });
+    const file = stack.media.addFile({ userId: alice, duration: 5 });
+    const one = await stack.api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
+    const two = await stack.api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
+    await stack.api.client.deleteTranscription({ userId: alice, id: one.transcriptionId });
+    await stack.api.client.deleteTranscription({ userId: alice, id: two.transcriptionId });
     const events = (await outbox(TranscriptDeletedSchema.typeName)).map(decodeEvent) as Array<{ transcriptId: string; rawKey: string; processedKey: string }>;
     expect(events.find((e) => e.transcriptId === one.transcriptionId)).toMatchObject({ rawKey: "", processedKey: "" });
     expect(events.find((e) => e.transcriptId === two.transcriptionId)).toMatchObject({ rawKey: file.rawKey, processedKey: file.processedKey });
@@ -322,19 +307,19 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
 
   it("purges a deleted user's data and cancels their running job (UserDeleted)", async () => {
     const carol = `user-${randomUUID()}`;
-    const file = media.addFile({ userId: carol, duration: 3 });
-    const created = await api.client.createTranscription({ userId: carol, fileId: file.id, settings: settings() });
-    const leased = await leaseJob(database.db, "test-worker", 30);
+    const file = stack.media.addFile({ userId: carol, duration: 3 });
+    const created = await stack.api.client.createTranscription({ userId: carol, fileId: file.id, settings: settings() });
+    const leased = await leaseJob(stack.database.db, "test-worker", 30);
     expect(leased?.id).toBe(created.jobId);
-    const handler = transcriptionConsumer(database.db, logger);
+    const handler = transcriptionConsumer(stack.database.db, logger);
     const event = toEnvelope(newEvent(UserDeletedSchema, { userId: carol }));
     await handler(event);
     await handler(event); // redelivery changes nothing
     await handler(toEnvelope(newEvent(FileUploadedSchema, { fileId: file.id, userId: carol, fileName: "x.wav", fileSize: 1n, duration: 3 })));
-    expect(await heartbeat(database.db, created.jobId, "test-worker", 30)).toBe(false);
-    expect((await api.client.listTranscriptions({ userId: carol })).totalCount).toBe(0);
-    expect((await refusal(api.client.getTranscription({ userId: carol, id: created.transcriptionId }))).code).toBe(Code.NotFound);
-    const rows = await database.db.selectFrom("transcription_jobs").select("id").where("user_id", "=", carol).execute();
+    expect(await heartbeat(stack.database.db, created.jobId, "test-worker", 30)).toBe(false);
+    expect((await stack.api.client.listTranscriptions({ userId: carol })).totalCount).toBe(0);
+    expect((await refusal(stack.api.client.getTranscription({ userId: carol, id: created.transcriptionId }))).code).toBe(Code.NotFound);
+    const rows = await stack.database.db.selectFrom("transcription_jobs").select("id").where("user_id", "=", carol).execute();
     expect(rows).toHaveLength(0);
   });
 
@@ -343,15 +328,15 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
     const dave = `user-${randomUUID()}`;
     const ids: string[] = [];
     for (const name of ["Board call.wav", "Budget review.wav"]) {
-      const file = media.addFile({ userId: carol, duration: 30, fileName: name });
-      ids.push((await api.client.createTranscription({ userId: carol, fileId: file.id, settings: settings() })).transcriptionId);
+      const file = stack.media.addFile({ userId: carol, duration: 30, fileName: name });
+      ids.push((await stack.api.client.createTranscription({ userId: carol, fileId: file.id, settings: settings() })).transcriptionId);
     }
     const page = async (userId: string, extra: Record<string, unknown> = {}) => {
-      const answer = await api.client.listTranscriptions({ userId, limit: 10, itemsAsJson: true, ...extra });
+      const answer = await stack.api.client.listTranscriptions({ userId, limit: 10, itemsAsJson: true, ...extra });
       expect(answer.transcriptions).toEqual([]);
       return { total: answer.totalCount, items: JSON.parse(new TextDecoder().decode(answer.transcriptionsJson)) as Array<Record<string, unknown>> };
     };
-    const messages = await api.client.listTranscriptions({ userId: carol, limit: 10 });
+    const messages = await stack.api.client.listTranscriptions({ userId: carol, limit: 10 });
     const first = await page(carol);
     expect(first.total).toBe(2);
     expect(first.items).toEqual(
@@ -362,23 +347,23 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
     expect((await page(carol, { query: "budget" })).items.map((t) => t.display_name)).toEqual(["Budget review.wav"]);
 
     // A rename through the service, then writes another process (a worker, another replica) makes.
-    await api.client.renameTranscription({ userId: carol, id: ids[0]!, newName: "Renamed" });
+    await stack.api.client.renameTranscription({ userId: carol, id: ids[0]!, newName: "Renamed" });
     expect((await page(carol)).items.find((t) => t.id === ids[0])?.display_name).toBe("Renamed");
-    await database.db.updateTable("transcriptions").set({ status: "failed", error: "engine crashed" }).where("id", "=", ids[1]!).execute();
+    await stack.database.db.updateTable("transcriptions").set({ status: "failed", error: "engine crashed" }).where("id", "=", ids[1]!).execute();
     expect((await page(carol)).items.find((t) => t.id === ids[1])?.status).toBe("failed");
     expect((await page(carol, { query: "budget" })).items[0]?.status).toBe("failed");
-    await database.db.updateTable("transcriptions").set({ status: "deleted" }).where("id", "=", ids[1]!).execute();
+    await stack.database.db.updateTable("transcriptions").set({ status: "deleted" }).where("id", "=", ids[1]!).execute();
     expect(await page(carol)).toMatchObject({ total: 1, items: [{ id: ids[0] }] });
-    await database.db.deleteFrom("transcription_jobs").where("transcription_id", "=", ids[0]!).execute();
-    await database.db.deleteFrom("transcriptions").where("id", "=", ids[0]!).execute();
+    await stack.database.db.deleteFrom("transcription_jobs").where("transcription_id", "=", ids[0]!).execute();
+    await stack.database.db.deleteFrom("transcriptions").where("id", "=", ids[0]!).execute();
     expect(await page(carol)).toEqual({ total: 0, items: [] });
 
     // One transcript without a result yet: no result_json, and another user's id is NOT_FOUND.
-    const file = media.addFile({ userId: carol, duration: 30, fileName: "Later.wav" });
-    const id = (await api.client.createTranscription({ userId: carol, fileId: file.id, settings: settings() })).transcriptionId;
-    const detail = await api.client.getTranscription({ userId: carol, id, resultAsJson: true });
+    const file = stack.media.addFile({ userId: carol, duration: 30, fileName: "Later.wav" });
+    const id = (await stack.api.client.createTranscription({ userId: carol, fileId: file.id, settings: settings() })).transcriptionId;
+    const detail = await stack.api.client.getTranscription({ userId: carol, id, resultAsJson: true });
     expect(detail.transcription?.resultJson).toHaveLength(0);
     expect(detail.transcription?.result).toBeUndefined();
-    expect((await refusal(api.client.getTranscription({ userId: dave, id, resultAsJson: true }))).code).toBe(Code.NotFound);
+    expect((await refusal(stack.api.client.getTranscription({ userId: dave, id, resultAsJson: true }))).code).toBe(Code.NotFound);
   });
 });
