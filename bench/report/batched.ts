@@ -1,4 +1,5 @@
 import type { BenchResult } from "../lib/results.js";
+import type { Mode, Row } from "../transcription/batched.js";
 import { notRecorded, num, pct, provenance, table } from "./markdown.js";
 import type { Section } from "./sections.js";
 
@@ -6,8 +7,6 @@ import type { Section } from "./sections.js";
  * The batched-decoding section of docs/benchmarks.md (bench/transcription/batched.ts,
  * decision 0026), with the GPU row that stays empty until a GPU machine measures it.
  */
-
-type Mode = "sequential" | "parallel" | "batched";
 
 export interface BatchedData {
   complete: boolean;
@@ -19,20 +18,7 @@ export interface BatchedData {
   batchSize: number;
   chunkSeconds: number;
   overlapSeconds: number;
-  rows: Array<{
-    minutes: number;
-    audioSeconds: number;
-    mode: Mode;
-    engines: number;
-    batchSize: number;
-    seconds: number;
-    rtf: number;
-    cpuSeconds: number;
-    peakRssMb: number;
-    wer: number;
-    loadBefore: number;
-    loadAfter: number;
-  }>;
+  rows: Row[];
   fastest: Array<{ minutes: number; mode: Mode | undefined; speedupOverSequential: number | undefined }>;
 }
 

@@ -43,7 +43,7 @@ const THREADS = 2;
 const BEAM = 5;
 const batchSize = chooseBatchSize(model, { device: "cpu", threads: THREADS, freeMemoryBytes: freemem() });
 
-type Mode = "sequential" | "parallel" | "batched";
+export type Mode = "sequential" | "parallel" | "batched";
 const modes = (values.modes ?? "sequential,parallel,batched").split(",") as Mode[];
 
 function transcriber(mode: Mode): LocalTranscriber {
@@ -81,7 +81,8 @@ function engineRss() {
   };
 }
 
-interface Row {
+/** One measured case; bench/report/batched.ts reads these back from the results file. */
+export interface Row {
   minutes: number;
   audioSeconds: number;
   mode: Mode;

@@ -139,22 +139,29 @@ def cpu_seconds() -> float:
 def sequential_transcribe(model, samples, request: dict, language, task: str, temperatures):
     return model.transcribe(
         samples,
+        **decode_options(request, language, task, temperatures),
+        vad_filter=bool(request.get("vad", True)),
+        # Skips silent stretches where Whisper tends to invent text (sequential decoding only).
+        hallucination_silence_threshold=2.0,
+    )
+
+
+def decode_options(request: dict, language, task: str, temperatures) -> dict:
+    """What sequential and batched decoding share. Hallucination and loop guards at the
+    source: no conditioning on the previous window's text (the usual cause of runaway
+    repetition), Whisper's compression and log-probability fallbacks."""
+    return dict(
         language=language,
         task=task,
         beam_size=int(request.get("beam_size") or 1),
         temperature=temperatures,
         initial_prompt=request.get("prompt") or None,
         word_timestamps=True,
-        vad_filter=bool(request.get("vad", True)),
         vad_parameters={"min_silence_duration_ms": 500},
-        # Hallucination and loop guards at the source: no conditioning on the previous
-        # window's text (the usual cause of runaway repetition), Whisper's compression and
-        # log-probability fallbacks, and skipping of silent stretches.
         condition_on_previous_text=False,
         compression_ratio_threshold=2.4,
         log_prob_threshold=-1.0,
         no_speech_threshold=0.6,
-        hallucination_silence_threshold=2.0,
         no_repeat_ngram_size=0,
     )
 
@@ -175,20 +182,9 @@ def batched_transcribe(model, samples, request: dict, language, task: str, tempe
         pipeline = _batched[id(model)] = BatchedInferencePipeline(model)
     return pipeline.transcribe(
         samples,
-        language=language,
-        task=task,
-        beam_size=int(request.get("beam_size") or 1),
-        temperature=temperatures,
-        initial_prompt=request.get("prompt") or None,
-        word_timestamps=True,
+        **decode_options(request, language, task, temperatures),
         # Without VAD the pipeline has nothing to cut by: it always uses it.
         vad_filter=True,
-        vad_parameters={"min_silence_duration_ms": 500},
-        condition_on_previous_text=False,
-        compression_ratio_threshold=2.4,
-        log_prob_threshold=-1.0,
-        no_speech_threshold=0.6,
-        no_repeat_ngram_size=0,
         batch_size=batch_size,
     )
 
