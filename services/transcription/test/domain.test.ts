@@ -1,11 +1,12 @@
 import { AppError } from "@transcribe/platform";
 import { describe, expect, it } from "vitest";
-import { bridgesNeeded, findSeam, mergeChunks, normalizeWord, planChunks, tidySegments } from "../src/domain/chunks.js";
+import { bridgesNeeded, findSeam, mergeChunks, normalizeWord, planChunks } from "../src/domain/chunks.js";
 import { collapseRepeats, compressionRatio, guardSegments } from "../src/domain/guard.js";
 import { allLanguageCodes, classicLanguageCodes, languageNames } from "../src/domain/languages.js";
 import { engineModelFor, findModel, modelCatalog } from "../src/domain/models.js";
 import { validateName, validateSettings } from "../src/domain/settings.js";
 import { canRetry, canTransition, predecessorsOf, statuses } from "../src/domain/status.js";
+import { settleTimeline } from "../src/domain/timeline.js";
 import type { ChunkResult, Segment, Word } from "../src/domain/transcriber.js";
 import { backoffMs, timeLimitSeconds } from "../src/worker/job-runner.js";
 import { missingMessage, parseModelPaths, resolveModel } from "../src/engines/local/models.js";
@@ -192,7 +193,7 @@ describe("chunk planning and seams", () => {
     for (const [chunkSeconds, overlap] of [[7, 2], [10, 3], [6.1, 1.5], [12, 4]] as const) {
       const windows = planChunks(duration, chunkSeconds, overlap);
       const chunks = windows.map((w) => chunkOf(all, w.index, w.start, w.end));
-      const merged = tidySegments(mergeChunks(chunks), duration);
+      const merged = settleTimeline(mergeChunks(chunks), duration);
       const text = merged.flatMap((s) => s.words.map((w) => normalizeWord(w.word)));
       expect(text.join(" "), `chunks of ${chunkSeconds}s overlapping ${overlap}s`).toBe(script);
       for (let i = 1; i < merged.length; i++) expect(merged[i]!.start).toBeGreaterThanOrEqual(merged[i - 1]!.end);
@@ -253,7 +254,7 @@ describe("chunk planning and seams", () => {
       { start: 4.5, end: 9, text: " c", words: [] },
       { start: 6, end: 7, text: "  ", words: [] },
     ];
-    const tidy = tidySegments(segments, 8);
+    const tidy = settleTimeline(segments, 8);
     expect(tidy.map((s) => [s.text, s.start, s.end])).toEqual([
       ["a", 0, 2],
       ["b", 2, 4.5],

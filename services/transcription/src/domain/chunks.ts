@@ -193,42 +193,6 @@ export function mergeChunks(chunks: readonly ChunkResult[]): Segment[] {
   return merged;
 }
 
-/**
- * Final shape of a transcript: time order, no overlap between consecutive segments,
- * everything inside [0, duration], empty segments removed.
- */
-export function tidySegments(segments: readonly Segment[], duration: number): Segment[] {
-  const sorted = [...segments]
-    .filter((s) => s.text.trim() !== "")
-    .sort((a, b) => a.start - b.start || a.end - b.end);
-  const out: Segment[] = [];
-  for (const segment of sorted) {
-    const previous = out[out.length - 1];
-    let start = clamp(segment.start, 0, duration);
-    const end = clamp(Math.max(segment.end, start), 0, duration);
-    if (previous && start < previous.end) {
-      if (end <= previous.end) {
-        // Wholly inside the previous one: keep the text, share the previous span's end.
-        start = previous.end;
-      } else {
-        previous.end = round(Math.max(previous.start, start));
-      }
-    }
-    out.push({
-      ...segment,
-      start: round(Math.max(start, previous?.end ?? 0)),
-      end: round(Math.max(end, start, previous?.end ?? 0)),
-      text: segment.text.trim(),
-      words: segment.words.map((w) => ({ ...w, start: round(clamp(w.start, 0, duration)), end: round(clamp(w.end, 0, duration)) })),
-    });
-  }
-  return out;
-}
-
-function clamp(value: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, value));
-}
-
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }

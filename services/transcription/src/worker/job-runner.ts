@@ -36,6 +36,7 @@ import { startRevisions } from "../db/revisions.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { findModel } from "../domain/models.js";
 import { assignSpeakers, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
+import { settleTranscript } from "../domain/timeline.js";
 import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
 import { diarizeFile, type DiarizerOptions } from "../engines/local/diarizer.js";
 import type { EngineState } from "./engine-state.js";
@@ -459,7 +460,12 @@ export class JobRunner {
     return out.turns;
   }
 
-  private async complete(job: LeasedJob, result: TranscriptResult, log: Logger): Promise<void> {
+  /**
+   * Every transcript is stored here, whichever engine, mode or speaker split made it: the
+   * one place its timeline rule (domain/timeline.ts) is enforced for all of them.
+   */
+  private async complete(job: LeasedJob, assembled: TranscriptResult, log: Logger): Promise<void> {
+    const result = settleTranscript(assembled);
     const resultId = randomUUID();
     const committed = await this.deps.db.transaction().execute(async (trx) => {
       const moved = await advanceJob(trx, job.id, this.owner, "completed", { finished_at: sql`now()`, last_error: null });

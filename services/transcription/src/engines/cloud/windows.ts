@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { bridgesNeeded, mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
+import { bridgesNeeded, mergeChunks, planChunks, type ChunkWindow } from "../../domain/chunks.js";
+import { settleTimeline } from "../../domain/timeline.js";
 import { guardSegments } from "../../domain/guard.js";
 import {
   TranscriberError,
@@ -84,7 +85,7 @@ export async function transcribeInWindows(
   }
   const merged = mergeChunks(chunks);
   const guarded = guardSegments(merged);
-  const segments = tidySegments(guarded.segments, request.durationSeconds);
+  const segments = settleTimeline(guarded.segments, request.durationSeconds);
   const sourceLanguage = language ?? chunks[0]?.language ?? "en";
   return {
     text: segments.map((s) => s.text).join(" ").trim(),

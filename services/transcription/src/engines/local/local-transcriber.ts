@@ -1,7 +1,8 @@
 import { availableParallelism, freemem } from "node:os";
 import path from "node:path";
 import type { Logger } from "@transcribe/platform";
-import { bridgesNeeded, mergeChunks, planChunks, tidySegments, type ChunkWindow } from "../../domain/chunks.js";
+import { bridgesNeeded, mergeChunks, planChunks, type ChunkWindow } from "../../domain/chunks.js";
+import { settleTimeline } from "../../domain/timeline.js";
 import { chooseBatchSize, useBatched, type Device } from "../../domain/decoding.js";
 import { guardSegments } from "../../domain/guard.js";
 import {
@@ -266,7 +267,7 @@ export class LocalTranscriber implements Transcriber {
     const duration = Math.max(request.durationSeconds, ...chunks.map((c) => c.end));
     const merged = mergeChunks(chunks);
     const guarded = guardSegments(merged);
-    const segments = tidySegments(guarded.segments, duration);
+    const segments = settleTimeline(guarded.segments, duration);
     const sourceLanguage = language ?? chunks[0]?.language ?? "en";
     return {
       text: segments.map((s) => s.text).join(" ").trim(),
