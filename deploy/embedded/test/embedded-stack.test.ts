@@ -1,3 +1,4 @@
+import { skipWhen } from "@transcribe/platform/testing";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -16,7 +17,7 @@ function browserAvailable(): boolean {
   const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (existsSync(chromiumPath)) return true;
   if (process.env.CI) throw new Error(`Chromium not found at ${chromiumPath}`);
-  console.log(`skipped: no Chromium at ${chromiumPath} (apt-get install chromium)`);
+  console.log(`skipped: ${skipWhen("browser", `no Chromium at ${chromiumPath}`)} (apt-get install chromium)`);
   return false;
 }
 
@@ -242,6 +243,7 @@ describe("configuration errors", () => {
 const kafkaBrokers = process.env.KAFKA_BROKERS;
 if (!kafkaBrokers) {
   if (process.env.REQUIRE_KAFKA) throw new Error("REQUIRE_KAFKA is set but KAFKA_BROKERS is not: no broker for the stack on Kafka");
+  skipWhen("kafka", "KAFKA_BROKERS is not set");
   console.log("skipped 'embedded mode on Kafka': KAFKA_BROKERS is not set (bash deploy/kafka/kafka.sh start, then KAFKA_BROKERS=127.0.0.1:9092)");
 }
 

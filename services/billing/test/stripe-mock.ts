@@ -1,3 +1,4 @@
+import { skipWhen } from "@transcribe/platform/testing";
 // Stripe's API in tests is stripe-mock (deploy/stripe-mock/stripe-mock.sh start; CI starts
 // it): STRIPE_MOCK_URL, or its default port. Tests that need it skip with the reason when
 // it does not answer, and fail instead under REQUIRE_STRIPE_MOCK=1 (CI).
@@ -16,6 +17,8 @@ async function answers(): Promise<boolean> {
 export async function stripeMockAvailable(what: string): Promise<boolean> {
   if (await answers()) return true;
   if (process.env.REQUIRE_STRIPE_MOCK === "1") throw new Error(`stripe-mock is required (REQUIRE_STRIPE_MOCK=1) but does not answer at ${stripeMockUrl}`);
-  process.stdout.write(`${what} skipped: stripe-mock does not answer at ${stripeMockUrl} (deploy/stripe-mock/stripe-mock.sh start)\n`);
+  const reason = `stripe-mock does not answer at ${stripeMockUrl}`;
+  skipWhen("stripe-mock", reason);
+  process.stdout.write(`${what} skipped: ${reason} (deploy/stripe-mock/stripe-mock.sh start)\n`);
   return false;
 }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createLogger, createServiceClient, migrateToLatest, outboxMigrations, startServiceServer, type ServiceServer } from "@transcribe/platform";
-import { createTestDatabase } from "@transcribe/platform/testing";
+import { createTestDatabase, skipWhen } from "@transcribe/platform/testing";
 import { FileSchema, FileStatus, MediaService, type File } from "@transcribe/proto/media/v1/media";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { Kysely, PostgresDialect } from "kysely";
@@ -16,21 +16,22 @@ import { align } from "../../../bench/lib/wer.js";
 import { migrations } from "../src/db/migrations.js";
 import type { TranscriptionDB } from "../src/db/schema.js";
 import { isModelDir } from "../src/engines/local/models.js";
+import { defaultModelsDir, defaultVenvDir, venvPython } from "../src/provision/provision.js";
 import { transcriptionServiceImpl } from "../src/rpc/transcription-service.js";
 
 export const logger = createLogger("transcription-test", process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "silent");
 
 // ---- the real engine: where its Python and weights are --------------------------------
 
-export const whisperPython =
-  process.env.WHISPER_PYTHON ?? path.join(homedir(), ".cache", "transcribe", "engine-venv", "bin", "python");
-export const whisperModelsDir = process.env.WHISPER_MODELS_DIR ?? path.join(homedir(), ".cache", "transcribe", "models");
+// Where `npm test` (scripts/prepare-tests.ts) and `npm start` put them, unless told otherwise.
+export const whisperPython = process.env.WHISPER_PYTHON || venvPython(process.env.WHISPER_VENV || defaultVenvDir);
+export const whisperModelsDir = process.env.WHISPER_MODELS_DIR || defaultModelsDir;
 
 function engineProblem(): string | undefined {
-  if (!existsSync(whisperPython)) return `no engine Python at ${whisperPython} (run services/transcription/engine/setup.sh or set WHISPER_PYTHON)`;
+  if (!existsSync(whisperPython)) return `no engine Python at ${whisperPython} (npm test prepares it; or set WHISPER_PYTHON)`;
   for (const model of ["tiny.en", "base"]) {
     if (!isModelDir(path.join(whisperModelsDir, model))) {
-      return `no Whisper ${model} weights in ${whisperModelsDir} (run deploy/models/fetch-models.sh or set WHISPER_MODELS_DIR)`;
+      return `no Whisper ${model} weights in ${whisperModelsDir} (npm test fetches them; or set WHISPER_MODELS_DIR)`;
     }
   }
   for (const tool of ["espeak-ng", "ffmpeg"]) {
@@ -48,7 +49,7 @@ function engineProblem(): string | undefined {
  * with the reason printed, except in CI (CI is set), where that is a failure.
  */
 export const engineUnavailable: string | undefined = (() => {
-  const problem = engineProblem();
+  const problem = skipWhen("engine", engineProblem());
   if (problem && process.env.CI) throw new Error(`The real Whisper engine is required in CI: ${problem}`);
   if (problem) console.warn(`[transcription tests] skipping real-engine tests: ${problem}`);
   return problem;

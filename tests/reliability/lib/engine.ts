@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import path from "node:path";
+import { skipWhen } from "@transcribe/platform/testing";
 import { isModelDir } from "../../../services/transcription/src/engines/local/models.js";
+import { defaultModelsDir, defaultVenvDir, venvPython } from "../../../services/transcription/src/provision/provision.js";
 
-export const whisperPython = process.env.WHISPER_PYTHON ?? path.join(homedir(), ".cache", "transcribe", "engine-venv", "bin", "python");
-export const whisperModelsDir = process.env.WHISPER_MODELS_DIR ?? path.join(homedir(), ".cache", "transcribe", "models");
+// Where `npm test` (scripts/prepare-tests.ts) and `npm start` put them, unless told otherwise.
+export const whisperPython = process.env.WHISPER_PYTHON || venvPython(process.env.WHISPER_VENV || defaultVenvDir);
+export const whisperModelsDir = process.env.WHISPER_MODELS_DIR || defaultModelsDir;
 
 /**
  * Why these tests cannot run here (no engine, no tiny.en weights, no espeak-ng or
@@ -13,8 +15,8 @@ export const whisperModelsDir = process.env.WHISPER_MODELS_DIR ?? path.join(home
  */
 export const engineUnavailable: string | undefined = (() => {
   let problem: string | undefined;
-  if (!existsSync(whisperPython)) problem = `no engine Python at ${whisperPython} (services/transcription/engine/setup.sh)`;
-  else if (!isModelDir(path.join(whisperModelsDir, "tiny.en"))) problem = `no Whisper tiny.en weights in ${whisperModelsDir} (deploy/models/fetch-models.sh)`;
+  if (!existsSync(whisperPython)) problem = `no engine Python at ${whisperPython} (npm test prepares it; or set WHISPER_PYTHON)`;
+  else if (!isModelDir(path.join(whisperModelsDir, "tiny.en"))) problem = `no Whisper tiny.en weights in ${whisperModelsDir} (npm test fetches them; or set WHISPER_MODELS_DIR)`;
   else {
     for (const tool of ["espeak-ng", "ffmpeg"]) {
       try {
@@ -24,6 +26,7 @@ export const engineUnavailable: string | undefined = (() => {
       }
     }
   }
+  skipWhen("engine", problem);
   if (problem && process.env.CI) throw new Error(`The reliability tests need the real engine in CI: ${problem}`);
   if (problem) console.warn(`[reliability] skipping: ${problem}`);
   return problem;

@@ -1,3 +1,4 @@
+import { skipWhen } from "@transcribe/platform/testing";
 import { existsSync } from "node:fs";
 import { createLogger, loadConfig } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
@@ -9,6 +10,7 @@ import { bffConfigSchema } from "../../src/config.js";
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const browserHere = existsSync(chromiumPath);
 if (!browserHere && process.env.CI) throw new Error(`Chromium not found at ${chromiumPath}`);
+skipWhen("browser", !browserHere && `no Chromium at ${chromiumPath}`);
 
 /**
  * Issue 24: the browsable reference at /api/docs renders the served document in Chromium,

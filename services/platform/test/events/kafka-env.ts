@@ -1,3 +1,4 @@
+import { skipWhen } from "../../src/testing/skips.js";
 import { randomUUID } from "node:crypto";
 
 /**
@@ -15,6 +16,7 @@ export function kafkaSkipReason(): { reason?: string; fail?: string } {
 export function skipOrFail(reason: string): { reason: string; fail?: string } {
   const ci = Boolean(process.env.CI) && process.env.CI !== "false" && process.env.CI !== "0";
   if (ci && process.env.REQUIRE_KAFKA === "1") return { reason, fail: `CI requires Kafka (REQUIRE_KAFKA=1) but ${reason}` };
+  skipWhen("kafka", reason);
   return { reason };
 }
 

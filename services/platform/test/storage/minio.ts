@@ -1,3 +1,4 @@
+import { skipWhen } from "../../src/testing/skips.js";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -37,6 +38,7 @@ export async function minioAvailability(): Promise<MinioAvailability> {
   }
   if (!reason) return { ok: true };
   if (required) throw new Error(`REQUIRE_MINIO=1 in CI but ${reason}`);
+  skipWhen("minio", reason);
   process.stdout.write(`[skipped] S3 tests against MinIO: ${reason}\n`);
   return { ok: false, reason };
 }

