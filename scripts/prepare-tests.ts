@@ -18,7 +18,7 @@ import { percentOf, type ProvisionProgress } from "../services/transcription/src
 import { ensureSpeakerEncoder } from "../services/transcription/src/provision/speaker-encoder.js";
 
 /** The models the real-engine suites use. */
-export const TEST_MODELS = ["tiny.en", "base"] as const;
+const TEST_MODELS = ["tiny.en", "base"];
 
 const say = (message: string) => process.stdout.write(`prepare tests: ${message}\n`);
 let shown = "";

@@ -66,11 +66,12 @@ export default class SummaryReporter implements Reporter {
     const lines = [...groups].map(([name, { reasons, files }]) => {
       const tests = [...files].reduce((n, f) => n + (skippedIn.get(f) ?? 0), 0);
       const { what, command } = skipGroups[name];
-      return `skipped: ${what}: ${tests} tests in ${files.size} files, because ${[...reasons].join("; ")}. To run them: ${command}`;
+      const where = `${tests} test${tests === 1 ? "" : "s"} in ${files.size} file${files.size === 1 ? "" : "s"}`;
+      return `skipped: ${what}, ${where}: ${[...reasons].join("; ")}. To run them: ${command}`;
     });
     const accounted = new Set([...groups.values()].flatMap((g) => [...g.files]));
     for (const [f, n] of skippedIn) {
-      if (!accounted.has(f)) lines.push(`skipped: ${n} tests in ${relative(f)} (skipped by the test itself; no group recorded)`);
+      if (!accounted.has(f)) lines.push(`skipped: ${n} test${n === 1 ? "" : "s"} in ${relative(f)} (the file gives its reason above; no group recorded)`);
     }
     return lines;
   }
