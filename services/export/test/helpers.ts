@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { skipWhen } from "@transcribe/platform/testing";
 import { loadFontSet, type FontSet } from "../src/domain/index.js";
 
 /** Whether a command-line tool runs here. */
@@ -13,6 +14,7 @@ export function hasTool(command: string): boolean {
  */
 export const inCi = Boolean(process.env.CI);
 export const popplerAvailable = hasTool("pdftotext") && hasTool("pdftoppm") && hasTool("pdffonts");
+if (!inCi) skipWhen("pdf", !popplerAvailable && "poppler-utils is not installed");
 
 let fonts: FontSet | undefined | null;
 /** The fonts as found on this machine; undefined when there are none (and not in CI). */
@@ -22,6 +24,7 @@ export function machineFonts(): FontSet | undefined {
       fonts = loadFontSet();
     } catch (error) {
       if (inCi) throw error;
+      skipWhen("pdf", `no fonts for PDF exports (${(error as Error).message})`);
       fonts = null;
     }
   }
