@@ -36,7 +36,7 @@ import { startRevisions } from "../db/revisions.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { findModel } from "../domain/models.js";
 import { assignSpeakers, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
-import { settleTranscript } from "../domain/timeline.js";
+import { settleTranscript, timelineViolations } from "../domain/timeline.js";
 import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
 import { diarizeFile, type DiarizerOptions } from "../engines/local/diarizer.js";
 import type { EngineState } from "./engine-state.js";
@@ -465,6 +465,9 @@ export class JobRunner {
    * one place its timeline rule (domain/timeline.ts) is enforced for all of them.
    */
   private async complete(job: LeasedJob, assembled: TranscriptResult, log: Logger): Promise<void> {
+    const breaches = timelineViolations(assembled.segments, assembled.duration);
+    // Worth knowing where it happens (decoders differ by CPU); the rule fixes it either way.
+    if (breaches.length > 0) log.info({ breaches: breaches.length, first: breaches[0] }, "transcript timeline settled");
     const result = settleTranscript(assembled);
     const resultId = randomUUID();
     const committed = await this.deps.db.transaction().execute(async (trx) => {
