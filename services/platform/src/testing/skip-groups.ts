@@ -5,7 +5,7 @@
  */
 export const skipGroups = {
   engine: {
-    what: "real speech engine suites (engine, batched, hostile audio, models, worker kill and drain, cloud adapters, BFF transcriptions, developer API, webhooks, reliability)",
+    what: "real speech engine suites (transcription, BFF transcriptions, developer API, webhooks, reliability)",
     command: "npm test (prepares the engine and models itself; alone: npm run provision -- tiny.en base) and apt-get install espeak-ng ffmpeg",
   },
   speakers: {
