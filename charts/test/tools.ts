@@ -1,8 +1,8 @@
-import { skipWhen } from "@transcribe/platform/testing";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { skipWhen } from "@transcribe/platform/testing";
 import { parseAllDocuments } from "yaml";
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");

@@ -1,8 +1,8 @@
-import { skipWhen } from "@transcribe/platform/testing";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { skipWhen } from "@transcribe/platform/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../src/config.js";

@@ -1,10 +1,10 @@
-import { skipWhen } from "@transcribe/platform/testing";
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import http2 from "node:http2";
 import path from "node:path";
+import { skipWhen } from "@transcribe/platform/testing";
 import { equals, fromBinary, type DescMessage, type DescService, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import * as grpc from "@grpc/grpc-js";

@@ -1,9 +1,9 @@
-import { skipWhen } from "@transcribe/platform/testing";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { skipWhen } from "@transcribe/platform/testing";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createServiceClient } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";

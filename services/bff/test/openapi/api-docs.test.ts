@@ -1,5 +1,5 @@
-import { skipWhen } from "@transcribe/platform/testing";
 import { existsSync } from "node:fs";
+import { skipWhen } from "@transcribe/platform/testing";
 import { createLogger, loadConfig } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
 import { chromium } from "playwright-core";

@@ -1,10 +1,10 @@
-import { skipWhen } from "@transcribe/platform/testing";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { skipWhen } from "@transcribe/platform/testing";
 import { createLogger, loadConfig } from "@transcribe/platform";
 import { buildBff } from "../../src/app.js";
 import { bffConfigSchema } from "../../src/config.js";

@@ -1,5 +1,5 @@
-import { skipWhen } from "../../src/testing/skips.js";
 import { randomUUID } from "node:crypto";
+import { skipWhen } from "../../src/testing/skips.js";
 
 /**
  * Whether the Kafka tests can run: they need KAFKA_BROKERS (start a broker with

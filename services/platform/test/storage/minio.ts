@@ -1,10 +1,10 @@
-import { skipWhen } from "../../src/testing/skips.js";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { skipWhen } from "../../src/testing/skips.js";
 import { freePort } from "../../src/testing/index.js";
 
 const run = promisify(execFile);
