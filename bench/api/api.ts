@@ -31,7 +31,7 @@ import pg from "pg";
 import { readFileSync } from "node:fs";
 import { DEFAULT_RPC_PROTOCOL, type RpcProtocol, rpcProtocols } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
-import { processes, urlVariable } from "../../deploy/embedded/src/services.js";
+import { processes, urlVariable } from "@transcribe/embedded/services";
 import { getHealth, waitFor } from "../../deploy/embedded/test/stack.js";
 import { treeCpu } from "../lib/proc.js";
 import { signIn, startProduct, type ApiClient, type Product } from "../lib/product.js";

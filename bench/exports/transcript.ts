@@ -1,4 +1,4 @@
-import type { Transcript, TranscriptSegment, TranscriptWord } from "../../services/export/src/domain/index.js";
+import type { Transcript, TranscriptSegment, TranscriptWord } from "@transcribe/export/domain";
 
 /*
  * A synthetic transcript shaped like a Whisper result with word timestamps: segments of

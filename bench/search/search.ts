@@ -40,10 +40,10 @@ import { MediaService } from "@transcribe/proto/media/v1/media";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { migrations } from "../../services/transcription/src/db/migrations.js";
-import type { TranscriptionDB } from "../../services/transcription/src/db/schema.js";
-import { transcriptionServiceImpl } from "../../services/transcription/src/rpc/transcription-service.js";
-import { MAX_COUNTED } from "../../services/transcription/src/search.js";
+import { migrations } from "@transcribe/transcription/db/migrations";
+import type { TranscriptionDB } from "@transcribe/transcription/db/schema";
+import { transcriptionServiceImpl } from "@transcribe/transcription/rpc/transcription-service";
+import { MAX_COUNTED } from "@transcribe/transcription/search";
 import { completedTranscriptionIn } from "./two-hour.js";
 import { isSmoke, startRecording } from "../lib/results.js";
 

@@ -22,8 +22,8 @@
 import { availableParallelism, cpus, freemem } from "node:os";
 import { parseArgs } from "node:util";
 import { createLogger } from "@transcribe/platform";
-import { chooseBatchSize } from "../../services/transcription/src/domain/decoding.js";
-import { LocalTranscriber } from "../../services/transcription/src/engines/local/local-transcriber.js";
+import { chooseBatchSize } from "@transcribe/transcription/domain/decoding";
+import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
 import { modelsDir, whisperPython } from "../lib/engine.js";
 import { processTree, rss, treeCpu } from "../lib/proc.js";
 import { isSmoke, loadAverage, startRecording } from "../lib/results.js";

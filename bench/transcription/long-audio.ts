@@ -13,7 +13,7 @@ import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "@transcribe/platform";
-import { LocalTranscriber } from "../../services/transcription/src/engines/local/local-transcriber.js";
+import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
 import { modelsDir, whisperPython } from "../lib/engine.js";
 import { speech } from "../lib/speech.js";
 import { align, words } from "../lib/wer.js";

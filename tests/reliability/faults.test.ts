@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readDb, type ReadDb } from "./lib/db.js";
 import { engineUnavailable, whisperModelsDir, whisperPython } from "./lib/engine.js";
 import { kafkaWanted, startOwnBroker } from "./lib/kafka.js";
-import { repoRoot } from "../../deploy/embedded/src/config.js";
+import { repoRoot } from "@transcribe/embedded/config";
 import { startRestartablePostgres } from "./lib/postgres.js";
 import { formatCounts } from "./lib/report.js";
 import { retrying, startSupervised, waitReady, type SupervisedGroup } from "./lib/services.js";

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { isModelDir } from "../../../services/transcription/src/engines/local/models.js";
+import { isModelDir } from "@transcribe/transcription/engines/local/models";
 
 export const whisperPython = process.env.WHISPER_PYTHON ?? path.join(homedir(), ".cache", "transcribe", "engine-venv", "bin", "python");
 export const whisperModelsDir = process.env.WHISPER_MODELS_DIR ?? path.join(homedir(), ".cache", "transcribe", "models");
