@@ -48,7 +48,10 @@ function vocabulary(size: number, random: () => number): string[] {
 function zipfSampler(size: number, random: () => number): () => number {
   const cumulative: number[] = [];
   let total = 0;
-  for (let rank = 1; rank <= size; rank++) cumulative.push((total += 1 / rank));
+  for (let rank = 1; rank <= size; rank++) {
+    total += 1 / rank;
+    cumulative.push(total);
+  }
   return () => {
     const target = random() * total;
     let low = 0;

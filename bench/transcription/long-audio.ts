@@ -128,4 +128,4 @@ const report = {
   load_average_1m: Number(loadavg()[0]!.toFixed(1)),
 };
 console.log(JSON.stringify(report, null, 2));
-writeFileSync(path.join(import.meta.dirname, `long-audio-${values.model}-chunk${values.chunk}.json`), JSON.stringify(report, null, 2) + "\n");
+writeFileSync(path.join(import.meta.dirname, `long-audio-${values.model}-chunk${values.chunk}.json`), `${JSON.stringify(report, null, 2)}\n`);

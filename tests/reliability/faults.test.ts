@@ -83,8 +83,16 @@ describe.skipIf(engineUnavailable)("faults: workers SIGKILLed, PostgreSQL and th
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     // Each server is handed to the clean-up as soon as it runs, even if another fails to start.
     const [pg, broker, clips] = await Promise.all([
-      startRestartablePostgres().then((server) => (cleanup.push(() => server.stop()), server)),
-      kafkaWanted() ? startOwnBroker().then((server) => (cleanup.push(() => server.stop()), server)) : Promise.resolve(undefined),
+      startRestartablePostgres().then((server) => {
+        cleanup.push(() => server.stop());
+        return server;
+      }),
+      kafkaWanted()
+        ? startOwnBroker().then((server) => {
+            cleanup.push(() => server.stop());
+            return server;
+          })
+        : Promise.resolve(undefined),
       makeClips(dir),
     ]);
     for (const database of ["media", "transcription", "billing", "events"]) await pg.ensureDatabase(database);
@@ -329,7 +337,8 @@ describe.skipIf(engineUnavailable)("faults: workers SIGKILLed, PostgreSQL and th
       if (acknowledged === JOBS && ended >= JOBS && pgRestartedAt && (!broker || brokerRestartedAt)) break;
       if (Date.now() - lastReport > 15_000) {
         lastReport = Date.now();
-        const byStatus = rows.reduce<Record<string, number>>((acc, t) => ({ ...acc, [t.status]: (acc[t.status] ?? 0) + 1 }), {});
+        const byStatus: Record<string, number> = {};
+        for (const t of rows) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
         note(`progress: ${acknowledged}/${JOBS} submitted, ${JSON.stringify(byStatus)}`);
       }
       if (Date.now() > deadline) {

@@ -157,7 +157,7 @@ try {
   check("it has several segments", segments.length >= 2 && (await segmentItems.count()) === segments.length, `${segments.length} segments`);
   const ordered = segments.every((s, i) => s.start < s.end && (i === 0 || s.start >= segments[i - 1].end - 0.001));
   const inside = segments.every((s) => s.start >= 0 && s.end <= duration + 0.5);
-  check("segments are ordered, non-overlapping and inside the audio", ordered && inside, segments.map((s) => `${s.start}-${s.end}`).join(", ") + ` / ${duration} s`);
+  check("segments are ordered, non-overlapping and inside the audio", ordered && inside, `${segments.map((s) => `${s.start}-${s.end}`).join(", ")} / ${duration} s`);
 
   // Play (muted) and watch the highlight follow the audio.
   const audio = page.getByTestId("transcript-audio");

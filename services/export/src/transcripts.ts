@@ -3,7 +3,7 @@ import type { Client } from "@connectrpc/connect";
 import { AppError, fromConnectError } from "@transcribe/platform";
 import {
   type Transcription,
-  TranscriptionService,
+  type TranscriptionService,
   TranscriptionStatus,
 } from "@transcribe/proto/transcription/v1/transcription";
 import type { Transcript } from "./domain/index.js";
