@@ -7,7 +7,7 @@ import {
   Provider,
   ResponseFormat,
   TimestampGranularity,
-  TranscriptionStatus,
+  type TranscriptionStatus,
   TranscriptionStatusSchema,
   type Model,
   type Transcription,

@@ -7,24 +7,24 @@ import type { DescEnum } from "@bufbuild/protobuf";
  * the zero value (UNSPECIFIED) has none.
  */
 export function enumNames<E extends number>(schema: DescEnum) {
-  const nameOf = new Map<number, string>();
-  const valueOf = new Map<string, E>();
+  const namesByValue = new Map<number, string>();
+  const valuesByName = new Map<string, E>();
   for (const value of schema.values) {
     if (value.number === 0) continue;
     const name = value.localName.toLowerCase();
-    nameOf.set(value.number, name);
-    valueOf.set(name, value.number as E);
+    namesByValue.set(value.number, name);
+    valuesByName.set(name, value.number as E);
   }
   return {
     /** Every name, in the .proto's order. */
-    names: [...valueOf.keys()],
+    names: [...valuesByName.keys()],
     /** The name of a value, or undefined for UNSPECIFIED and unknown numbers. */
     name(value: E): string | undefined {
-      return nameOf.get(value);
+      return namesByValue.get(value);
     },
     /** The value a name stands for, or undefined. */
     value(name: string): E | undefined {
-      return valueOf.get(name);
+      return valuesByName.get(name);
     },
   };
 }
