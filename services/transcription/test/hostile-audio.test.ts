@@ -8,9 +8,9 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   engineUnavailable,
-  migratedDatabase,
-  startMediaServer,
-  startTranscriptionApi,
+  type migratedDatabase,
+  type startMediaServer,
+  type startTranscriptionApi,
   synthesize,
   wavDuration,
   wordErrorRate,
