@@ -13,9 +13,9 @@
  * the run: without a network or Python it says why, and the suites that need the engine
  * skip with that reason (listed again at the end of the run).
  */
-import { defaultModelsDir, defaultVenvDir, provision } from "../services/transcription/src/provision/provision.js";
-import { percentOf, type ProvisionProgress } from "../services/transcription/src/provision/progress.js";
-import { ensureSpeakerEncoder } from "../services/transcription/src/provision/speaker-encoder.js";
+import { defaultModelsDir, defaultVenvDir, provision } from "@transcribe/transcription/provision/provision";
+import { percentOf, type ProvisionProgress } from "@transcribe/transcription/provision/progress";
+import { ensureSpeakerEncoder } from "@transcribe/transcription/provision/speaker-encoder";
 
 /** The models the real-engine suites use. */
 const TEST_MODELS = ["tiny.en", "base"];

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
-import { type RecordedSkip, SKIPS_FILE_ENV, skipGroups } from "../services/platform/src/testing/skip-groups.js";
+import { type RecordedSkip, SKIPS_FILE_ENV, skipGroups } from "@transcribe/platform/testing/skip-groups";
 
 /**
  * Prints, after the run, one line per group of suites that skipped (what, why, and the

@@ -4,7 +4,10 @@
  * 25 segments, 300 words with timings) through the product — BFF (session, schemas,
  * ETag) → Connect → transcription service → PostgreSQL — against a minimal Fastify + pg
  * server running the same SQL on the same database (bench/api/direct-server.ts), in the
- * same run, with autocannon at 50 and 200 connections. Reported per case: requests/s,
+ * same run, with autocannon at 50 and 200 connections. The product caches the list's and a
+ * transcript's JSON (decision 0027); the minimal server runs twice, without a cache and with
+ * the same kind of cache (DIRECT_CACHE=1), so each side of a ratio is named for what it
+ * caches. Reported per case: requests/s,
  * p50 and p99 latency (medians over the runs) and the product/direct ratios pair by
  * pair. Target: p99 < 50 ms at 200 connections through the product.
  *
@@ -28,7 +31,7 @@ import pg from "pg";
 import { readFileSync } from "node:fs";
 import { DEFAULT_RPC_PROTOCOL, type RpcProtocol, rpcProtocols } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
-import { processes, urlVariable } from "../../deploy/embedded/src/services.js";
+import { processes, urlVariable } from "@transcribe/embedded/services";
 import { getHealth, waitFor } from "../../deploy/embedded/test/stack.js";
 import { treeCpu } from "../lib/proc.js";
 import { signIn, startProduct, type ApiClient, type Product } from "../lib/product.js";
@@ -123,7 +126,7 @@ async function seed(product: Product, userId: string): Promise<void> {
   }
 }
 
-async function startDirect(product: Product, userId: string): Promise<{ url: string; child: ChildProcess }> {
+async function startDirect(product: Product, userId: string, cached: boolean): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "bench/api/direct-server.ts")], {
     cwd: repoRoot,
@@ -131,6 +134,7 @@ async function startDirect(product: Product, userId: string): Promise<{ url: str
       ...process.env,
       PORT: String(port),
       BENCH_USER_ID: userId,
+      DIRECT_CACHE: cached ? "1" : "0",
       DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${product.pgPort}/transcription`,
     },
     stdio: ["ignore", "pipe", "inherit"],
@@ -208,29 +212,33 @@ async function main(): Promise<void> {
   const recording = startRecording("api", smoke);
   const product = await startProduct();
   let direct: Awaited<ReturnType<typeof startDirect>> | undefined;
+  let directCached: Awaited<ReturnType<typeof startDirect>> | undefined;
   const otherBffs = new Map<RpcProtocol, Awaited<ReturnType<typeof startBff>>>();
   try {
     const api = await signIn(product);
     await seed(product, api.userId);
     const page = await api.get<{ transcriptions: Array<{ id: string }> }>("/api/v1/transcriptions?limit=50");
     const ids = page.transcriptions.map((t) => t.id);
-    direct = await startDirect(product, api.userId);
+    direct = await startDirect(product, api.userId, false);
+    directCached = await startDirect(product, api.userId, true);
     await checkSameAnswers(api, direct.url, ids);
+    await checkSameAnswers(api, directCached.url, ids);
     for (const protocol of protocols) {
       if (protocol !== DEFAULT_RPC_PROTOCOL) otherBffs.set(protocol, await startBff(product, protocol));
     }
     const protocolOf = (server: string): RpcProtocol => (server === "product" ? DEFAULT_RPC_PROTOCOL : (server.slice("product-".length) as RpcProtocol));
     const productServers = ["product", ...[...otherBffs.keys()].map((p) => `product-${p}`)];
     const urlOf = (server: Case["server"]) =>
-      server === "direct" ? direct!.url : server === "product" ? product.baseUrl : otherBffs.get(protocolOf(server))!.url;
-    const cookieOf = (server: Case["server"]) => (server === "direct" ? undefined : api.cookie);
+      server === "direct" ? direct!.url : server === "direct-cached" ? directCached!.url : server === "product" ? product.baseUrl : otherBffs.get(protocolOf(server))!.url;
+    const cookieOf = (server: Case["server"]) => (server.startsWith("direct") ? undefined : api.cookie);
+    const directServers = ["direct", "direct-cached"];
     console.log(
       `API under load: ${TRANSCRIPTIONS} transcriptions, list of 50 and detail (${SEGMENTS} segments, ${SEGMENTS * WORDS_PER_SEGMENT} words); ` +
         `${smoke ? "300 requests" : `${duration} s`} per case, ${runs} run(s), connections ${connectionLevels.join(" and ")}`,
     );
 
     // Warm both servers (JIT, pools, the session cache) before anything is measured.
-    for (const server of [...productServers, "direct"]) {
+    for (const server of [...productServers, ...directServers]) {
       for (const endpoint of ["list", "detail"] as const) {
         await load(urlOf(server), { endpoint, connections: 20, server }, cookieOf(server), ids, { amount: 500 });
       }
@@ -241,12 +249,17 @@ async function main(): Promise<void> {
       for (const endpoint of ["list", "detail"] as const) {
         for (const connections of connectionLevels) {
           // Every server in turn, each run starting from another one.
-          const all = [...productServers, "direct"];
+          const all = [...productServers, ...directServers];
           const servers = all.map((_, i) => all[(i + run + endpoint.length + connections) % all.length]!);
           for (const server of servers) {
             const kase = { endpoint, connections, server };
             // CPU of every process on the path: the product's (PostgreSQL included, which both servers use) and the direct server's.
-            const cpu = [treeCpu(product.stack.child.pid!), treeCpu(direct!.child.pid!), ...[...otherBffs.values()].map((b) => treeCpu(b.child.pid!))];
+            const cpu = [
+              treeCpu(product.stack.child.pid!),
+              treeCpu(direct!.child.pid!),
+              treeCpu(directCached!.child.pid!),
+              ...[...otherBffs.values()].map((b) => treeCpu(b.child.pid!)),
+            ];
             const started = performance.now();
             const result = await load(urlOf(server), kase, cookieOf(server), ids, smoke ? { amount: 300 } : { duration });
             const elapsed = (performance.now() - started) / 1000;
@@ -254,7 +267,8 @@ async function main(): Promise<void> {
               [
                 ...cpu[0]!.byProcess(),
                 ...cpu[1]!.byProcess().map((p) => ({ ...p, name: p.name === "node" ? "direct server" : p.name })),
-                ...cpu.slice(2).flatMap((c, i) => c.byProcess().map((p) => ({ ...p, name: `bff (${[...otherBffs.keys()][i]})` }))),
+                ...cpu[2]!.byProcess().map((p) => ({ ...p, name: p.name === "node" ? "direct server (cached)" : p.name })),
+                ...cpu.slice(3).flatMap((c, i) => c.byProcess().map((p) => ({ ...p, name: `bff (${[...otherBffs.keys()][i]})` }))),
               ]
                 .filter((p) => p.seconds > 0)
                 .map((p) => [p.name, round(p.seconds / elapsed, 3)]),
@@ -282,8 +296,9 @@ async function main(): Promise<void> {
     const rows = (["list", "detail"] as const).flatMap((endpoint) =>
       connectionLevels.map((connections) => {
         const pick = (server: Case["server"]) => samples.filter((s) => s.endpoint === endpoint && s.connections === connections && s.server === server);
-        const [p, d] = [pick("product"), pick("direct")];
+        const [p, d, c] = [pick("product"), pick("direct"), pick("direct-cached")];
         const pairs = p.map((ps) => [ps, d.find((ds) => ds.run === ps.run)!] as const);
+        const cachedPairs = p.map((ps) => [ps, c.find((cs) => cs.run === ps.run)!] as const);
         const productP99 = median(p.map((s) => s.p99));
         /** Cores each process kept busy while the product answered (median over the runs). */
         const coresOf = (samples: typeof p) =>
@@ -307,10 +322,16 @@ async function main(): Promise<void> {
           rpsRatio: round(median(pairs.map(([a, b]) => a.rps / b.rps)), 3),
           /** Product p99 over direct p99 (pair by pair, median). */
           p99Ratio: round(median(pairs.map(([a, b]) => a.p99 / b.p99)), 2),
+          cachedDirectRps: round(median(c.map((s) => s.rps))),
+          cachedDirectP50: round(median(c.map((s) => s.p50)), 1),
+          cachedDirectP99: round(median(c.map((s) => s.p99)), 1),
+          /** Product throughput as a share of the cached direct server's (pair by pair, median). */
+          cachedRpsRatio: round(median(cachedPairs.map(([a, b]) => a.rps / b.rps)), 3),
+          cachedP99Ratio: round(median(cachedPairs.map(([a, b]) => a.p99 / b.p99)), 2),
           productCpuCores: coresOf(p),
           directCpuCores: coresOf(d),
-          failures: [...p, ...d].reduce((n, s) => n + s.errors + s.non2xx, 0),
-          requests: [...p, ...d].reduce((n, s) => n + s.total, 0),
+          failures: [...p, ...d, ...c].reduce((n, s) => n + s.errors + s.non2xx, 0),
+          requests: [...p, ...d, ...c].reduce((n, s) => n + s.total, 0),
           target: hasTarget ? TARGET_P99_MS : null,
           targetMet: hasTarget ? productP99 < TARGET_P99_MS : null,
         };
@@ -351,6 +372,9 @@ async function main(): Promise<void> {
         "direct p99": r.directP99,
         "req/s ratio": r.rpsRatio,
         "p99 ratio": r.p99Ratio,
+        "cached direct req/s": r.cachedDirectRps,
+        "cached direct p99": r.cachedDirectP99,
+        "req/s ratio (cached)": r.cachedRpsRatio,
         failed: r.failures,
         "p99 < 50 ms": r.targetMet === null ? "no target" : r.targetMet ? "met" : "NOT MET",
       })),
@@ -362,6 +386,7 @@ async function main(): Promise<void> {
     }
   } finally {
     direct?.child.kill("SIGTERM");
+    directCached?.child.kill("SIGTERM");
     for (const bff of otherBffs.values()) bff.child.kill("SIGTERM");
     await product.stop();
   }

@@ -6,7 +6,13 @@
  * check, no BFF, no Connect hop, no schemas, no ETag: what the product adds to this is
  * what the benchmark's ratio shows.
  *
- *   DATABASE_URL=postgres://… BENCH_USER_ID=… PORT=… tsx bench/api/direct-server.ts
+ * With DIRECT_CACHE=1 it keeps the same kind of cache the transcription service keeps
+ * (decision 0027), so the product's cached path has a baseline that is cached too: the
+ * list's JSON by a fingerprint of the user's rows (one statement per read while they are
+ * unchanged: the count and the fingerprint), a transcript's JSON by its row's version (one
+ * statement: the ownership check reading xmin and updated_at).
+ *
+ *   DATABASE_URL=postgres://… BENCH_USER_ID=… PORT=… [DIRECT_CACHE=1] tsx bench/api/direct-server.ts
  */
 import Fastify from "fastify";
 import pg from "pg";
@@ -15,6 +21,9 @@ const userId = process.env.BENCH_USER_ID!;
 // The product's pools hold 10 connections (services/platform/src/db/database.ts); so does this one.
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const app = Fastify({ logger: false });
+const cached = process.env.DIRECT_CACHE === "1";
+/** JSON bodies by key; the benchmark's few keys need no eviction. */
+const cache = new Map<string, string>();
 
 interface Row {
   id: string;
@@ -31,9 +40,39 @@ interface Row {
   updated_at: Date;
 }
 
-app.get<{ Querystring: { limit?: string; offset?: string } }>("/api/v1/transcriptions", async (request) => {
+const listItem = (row: Row) => ({
+  id: row.id,
+  display_name: row.display_name,
+  duration: row.duration,
+  model: row.settings.model,
+  status: row.status,
+  uploaded_at: row.uploaded_at.toISOString(),
+});
+
+app.get<{ Querystring: { limit?: string; offset?: string } }>("/api/v1/transcriptions", async (request, reply) => {
   const limit = Math.min(100, Math.max(1, Number(request.query.limit ?? 20)));
   const offset = Math.max(0, Number(request.query.offset ?? 0));
+  if (cached) {
+    // The service's listVersion: the count and a fingerprint of the user's rows in one statement.
+    const version = await pool.query<{ n: string; fingerprint: string }>(
+      `select count(*) filter (where status <> 'deleted') as n,
+              count(*)::text || '/' || coalesce(sum(hashtextextended(xmin::text, 0)), 0)::text as fingerprint
+       from transcriptions where user_id = $1`,
+      [userId],
+    );
+    const { n, fingerprint } = version.rows[0]!;
+    const key = `list/${limit}/${offset}/${fingerprint}`;
+    let items = cache.get(key);
+    if (!items) {
+      const rows = await pool.query<Row>(
+        `select * from transcriptions where user_id = $1 and status <> 'deleted' order by created_at desc, id limit $2 offset $3`,
+        [userId, limit, offset],
+      );
+      items = JSON.stringify(rows.rows.map(listItem));
+      cache.set(key, items);
+    }
+    return reply.type("application/json").send(`{"transcriptions":${items},"total_count":${Number(n)}}`);
+  }
   const [rows, count] = await Promise.all([
     pool.query<Row>(
       `select * from transcriptions where user_id = $1 and status <> 'deleted'
@@ -43,22 +82,31 @@ app.get<{ Querystring: { limit?: string; offset?: string } }>("/api/v1/transcrip
     pool.query<{ n: string }>(`select count(*) as n from transcriptions where user_id = $1 and status <> 'deleted'`, [userId]),
   ]);
   return {
-    transcriptions: rows.rows.map((row) => ({
-      id: row.id,
-      display_name: row.display_name,
-      duration: row.duration,
-      model: row.settings.model,
-      status: row.status,
-      uploaded_at: row.uploaded_at.toISOString(),
-    })),
+    transcriptions: rows.rows.map(listItem),
     total_count: Number(count.rows[0]!.n),
   };
 });
 
 app.get<{ Params: { id: string } }>("/api/v1/transcriptions/:id", async (request, reply) => {
-  const found = await pool.query<Row>(`select * from transcriptions where id = $1 and user_id = $2 and status <> 'deleted'`, [request.params.id, userId]);
+  // The service's findTranscriptionVersioned: the ownership check also reads the row's version.
+  const version = cached ? `, xmin::text || '/' || (extract(epoch from updated_at) * 1000000)::bigint::text as row_version` : "";
+  const found = await pool.query<Row & { row_version: string }>(
+    `select *${version} from transcriptions where id = $1 and user_id = $2 and status <> 'deleted'`,
+    [request.params.id, userId],
+  );
   const row = found.rows[0];
   if (!row) return reply.code(404).send({ error: { code: "not_found", message: "Transcription not found" } });
+  if (!cached) return detail(row);
+  const key = `detail/${row.id}/${row.row_version}`;
+  let body = cache.get(key);
+  if (!body) {
+    body = JSON.stringify(await detail(row));
+    cache.set(key, body);
+  }
+  return reply.type("application/json").send(body);
+});
+
+async function detail(row: Row) {
   let result = null;
   if (row.result_id) {
     const [results, segments] = [
@@ -91,7 +139,7 @@ app.get<{ Params: { id: string } }>("/api/v1/transcriptions/:id", async (request
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
-});
+}
 
 await app.listen({ host: "127.0.0.1", port: Number(process.env.PORT) });
 process.stdout.write("listening\n");

@@ -78,7 +78,7 @@ export function buildSilence(secondsLong: number, dir = mkdtempSync(path.join(tm
 }
 
 export function rttmOf(turns: readonly Turn[], name: string): string {
-  return turns.map((t) => `SPEAKER ${name} 1 ${t.start.toFixed(3)} ${(t.end - t.start).toFixed(3)} <NA> <NA> ${t.speaker} <NA> <NA>`).join("\n") + "\n";
+  return `${turns.map((t) => `SPEAKER ${name} 1 ${t.start.toFixed(3)} ${(t.end - t.start).toFixed(3)} <NA> <NA> ${t.speaker} <NA> <NA>`).join("\n")}\n`;
 }
 
 export const readText = (file: string) => readFileSync(file, "utf8");

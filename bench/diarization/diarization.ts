@@ -21,7 +21,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { diarizeFile, SPEAKER_WHEEL, type DiarizeOutput } from "../../services/transcription/src/engines/local/diarizer.js";
+import { diarizeFile, SPEAKER_WHEEL, type DiarizeOutput } from "@transcribe/transcription/engines/local/diarizer";
 import { BareEngine, modelsDir, whisperPython } from "../lib/engine.js";
 import { isSmoke, repoRoot, startRecording } from "../lib/results.js";
 import { buildConversation, DIALOGUE } from "./conversation.js";

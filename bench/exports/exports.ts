@@ -29,7 +29,7 @@ import {
   renderExport,
   type ExportFormat,
   type FontSet,
-} from "../../services/export/src/domain/index.js";
+} from "@transcribe/export/domain";
 import { syntheticTranscript, type SyntheticOptions } from "./transcript.js";
 import { isSmoke, startRecording } from "../lib/results.js";
 

@@ -1,4 +1,4 @@
-import type { Transcript, TranscriptSegment, TranscriptWord } from "../../services/export/src/domain/index.js";
+import type { Transcript, TranscriptSegment, TranscriptWord } from "@transcribe/export/domain";
 
 /*
  * A synthetic transcript shaped like a Whisper result with word timestamps: segments of
@@ -48,7 +48,10 @@ function vocabulary(size: number, random: () => number): string[] {
 function zipfSampler(size: number, random: () => number): () => number {
   const cumulative: number[] = [];
   let total = 0;
-  for (let rank = 1; rank <= size; rank++) cumulative.push((total += 1 / rank));
+  for (let rank = 1; rank <= size; rank++) {
+    total += 1 / rank;
+    cumulative.push(total);
+  }
   return () => {
     const target = random() * total;
     let low = 0;

@@ -59,11 +59,15 @@ export interface BenchResult<T> {
   data: T;
 }
 
-/** Starts the clock and the load reading for one benchmark; `finish` writes its JSON. */
-export function startRecording(benchmark: string, smoke: boolean) {
+/**
+ * Starts the clock and the load reading for one benchmark; `finish` writes its JSON. The
+ * commit and whether the tree was dirty are read now, at the start: the code that ran is
+ * the code checked out when it began, whatever is committed while it runs.
+ */
+export function startRecording(benchmark: string, smoke: boolean, command = `npm run bench:${benchmark}${smoke ? " -- --smoke" : ""}`) {
   const before = loadAverage();
   const started = Date.now();
-  const command = `npm run bench:${benchmark}${smoke ? " -- --smoke" : ""}`;
+  const host = machine();
   return {
     async finish<T>(data: T): Promise<BenchResult<T>> {
       const result: BenchResult<T> = {
@@ -71,7 +75,7 @@ export function startRecording(benchmark: string, smoke: boolean) {
         smoke,
         date: new Date(started).toISOString(),
         command,
-        machine: machine(),
+        machine: host,
         loadAverage: { before, after: loadAverage() },
         durationSeconds: Math.round((Date.now() - started) / 1000),
         data,

@@ -11,6 +11,8 @@ import type { Section } from "./sections.js";
 export interface BatchedData {
   complete: boolean;
   model: string;
+  /** Absent in runs from before the benchmark read WHISPER_DEVICE: those ran on the CPU. */
+  device?: "cpu" | "cuda";
   computeType: string;
   beamSize: number;
   threads: number;
@@ -28,33 +30,44 @@ const MODE_NAMES: Record<Mode, string> = {
   batched: "batched (1 engine × 2 threads)",
 };
 
-export function batchedSection(result: BenchResult<BatchedData> | undefined): Section {
+/** The GPU run's table (batched-gpu.json, written by a run with WHISPER_DEVICE=cuda), or why there is none. */
+function gpuSection(gpu: BenchResult<BatchedData> | undefined): string {
+  const how = "`WHISPER_DEVICE=cuda npm run bench:batched -- --modes batched --model large-v3-turbo` on a GPU node fills it (`bench/results/batched-gpu.json`).";
+  if (!gpu) {
+    return `### On a GPU
+
+Not measured: no GPU machine was available to this project when the GPU worker pool was built
+(decision 0026). The table stays empty rather than estimated; ${how}`;
+  }
+  const d = gpu.data;
+  return `### On a GPU
+
+${provenance(gpu)} ${d.model}, ${d.computeType}, beam ${d.beamSize}, batch size ${d.batchSize}.${d.complete ? "" : " **The run was cut short: only the passes below were measured.**"}
+
+${table(
+  ["file", "mode", "model", "device", "wall s", "RTF", "WER"],
+  d.rows.map((r) => [`${num(r.minutes, 0)} min`, r.mode, d.model, `${d.device ?? "cpu"}, ${d.computeType}`, num(r.seconds, 1), num(r.rtf, 3), pct(r.wer, 2)]),
+)}`;
+}
+
+export function batchedSection(result: BenchResult<BatchedData> | undefined, gpuResult?: BenchResult<BatchedData>): Section {
   const intro = `## 3b. Sequential vs parallel windows vs batched decoding (10 and 60 minutes)
 
 \`npm run bench:batched\` (\`bench/transcription/batched.ts\`, decision 0026). The same synthesized files
 (espeak-ng, the script is the WER reference) through the worker's engine adapter (\`LocalTranscriber\`)
 three ways, **one pass each**, in one run: **sequential** — one engine with both threads, Whisper's
 30-second windows one after another (the path every file took before); **parallel windows** — two
-engines with a thread each sharing the job's 300-second windows (\`TRANSCRIBE_PARALLEL_WINDOWS=2\`,
+engines with a thread each sharing the job's windows (\`TRANSCRIBE_PARALLEL_WINDOWS=2\`,
 benchmark 3); **batched** — one engine with both threads running faster-whisper's
 \`BatchedInferencePipeline\`: voice activity detection cuts each window into speech stretches of at most
 30 s, decoded \`WHISPER_BATCH_SIZE\` at a time (the size the worker chooses from the cores and free
-memory). Same model, compute type, beam (5), windows (300 s, 5 s overlap), seam merge and guard.
+memory). Same model, compute type, beam, windows, seam merge and guard (the run's own, below).
 Reported: wall time, real-time factor, CPU seconds of the engines, their peak resident memory (summed
 over the engine processes), WER against the script, and the 1-minute load average before and after
-each pass: other work shared the 2 cores, so wall times carry that load; CPU seconds do not.
+each pass: other work shared the cores, so wall times carry that load; CPU seconds do not.
 The rule set in advance: the fastest mode whose WER is at most 0.5 points above sequential's
 becomes the default for long files.`;
-  const gpu = `### On a GPU
-
-${table(
-  ["file", "model", "device", "wall s", "RTF"],
-  [["60 min of real speech", "large-v3-turbo", "CUDA, float16, batched", "—", "—"]],
-)}
-
-Not measured: no GPU machine was available to this project when the GPU worker pool was built
-(decision 0026). The row stays empty rather than estimated; \`WHISPER_DEVICE=cuda\` with
-\`npm run bench:batched -- --modes batched --model large-v3-turbo\` on a GPU node fills it.`;
+  const gpu = gpuSection(gpuResult);
   if (!result) return { markdown: `${intro}\n\n${notRecorded("batched decoding", "npm run bench:batched")}\n\n${gpu}`, summary: [] };
   const d = result.data;
   const sequential = (minutes: number) => d.rows.find((r) => r.minutes === minutes && r.mode === "sequential");

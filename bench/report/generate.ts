@@ -55,7 +55,7 @@ export function render(current: string | undefined): string {
     overheadSection(load("overhead")),
     engineSection(load("engine")),
     parallelSection(load("parallel")),
-    batchedSection(load("batched")),
+    batchedSection(load("batched"), load("batched-gpu")),
     apiSection(load("api")),
     uploadSection(load("upload")),
     exportsSection(load("exports")),

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { TranscriptionDB } from "../../services/transcription/src/db/schema.js";
+import type { TranscriptionDB } from "@transcribe/transcription/db/schema";
 import { completedTranscription } from "../../services/transcription/test/completed.js";
 import { syntheticTranscript } from "../exports/transcript.js";
 

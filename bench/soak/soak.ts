@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { repoRoot } from "../../deploy/embedded/src/config.js";
+import { repoRoot } from "@transcribe/embedded/config";
 import { getHealth, newStackDataDir, ownStackEnv, startStack, waitFor } from "../../deploy/embedded/test/stack.js";
 import { formatCounts } from "../../tests/reliability/lib/report.js";
 import { makeClips } from "../../tests/reliability/lib/speech.js";

@@ -13,12 +13,17 @@
  *   npm run bench:batched                       (10 and 60 minutes, base)
  *   npm run bench:batched -- --smoke            (40 s in 20 s windows, tiny.en)
  *   tsx bench/transcription/batched.ts --minutes 10 --model tiny.en
+ *   WHISPER_DEVICE=cuda npm run bench:batched -- --modes batched --model large-v3-turbo
+ *
+ * WHISPER_DEVICE (cpu or cuda, as the worker reads it) picks where the engines run, with
+ * the worker's compute type for it (WHISPER_COMPUTE_TYPE, else int8 on cpu, float16 on
+ * cuda); a cuda run writes bench/results/batched-gpu.json, so the CPU figures stay.
  */
 import { availableParallelism, cpus, freemem } from "node:os";
 import { parseArgs } from "node:util";
 import { createLogger } from "@transcribe/platform";
-import { chooseBatchSize } from "../../services/transcription/src/domain/decoding.js";
-import { LocalTranscriber } from "../../services/transcription/src/engines/local/local-transcriber.js";
+import { chooseBatchSize } from "@transcribe/transcription/domain/decoding";
+import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
 import { modelsDir, whisperPython } from "../lib/engine.js";
 import { processTree, rss, treeCpu } from "../lib/proc.js";
 import { isSmoke, loadAverage, startRecording } from "../lib/results.js";
@@ -41,7 +46,14 @@ if (smoke) lengths.push(40);
 const window = smoke ? { chunkSeconds: 20, overlapSeconds: 2 } : { chunkSeconds: 300, overlapSeconds: 5 };
 const THREADS = 2;
 const BEAM = 5;
-const batchSize = chooseBatchSize(model, { device: "cpu", threads: THREADS, freeMemoryBytes: freemem() });
+const deviceVariable = process.env.WHISPER_DEVICE ?? "cpu";
+if (deviceVariable !== "cpu" && deviceVariable !== "cuda") throw new Error(`WHISPER_DEVICE must be cpu or cuda, not ${deviceVariable}`);
+const device: "cpu" | "cuda" = deviceVariable;
+const computeType = process.env.WHISPER_COMPUTE_TYPE ?? (device === "cuda" ? "float16" : "int8");
+// The worker's choice (LocalTranscriber.batchSizeFor): GPU memory is not the host's free memory.
+const batchSize = chooseBatchSize(model, { device, threads: THREADS, freeMemoryBytes: device === "cuda" ? Number.MAX_SAFE_INTEGER : freemem() });
+/** The GPU's figures are a result of their own (batched-gpu.json), read into the report's GPU table. */
+const resultName = device === "cuda" ? "batched-gpu" : "batched";
 
 export type Mode = "sequential" | "parallel" | "batched";
 const modes = (values.modes ?? "sequential,parallel,batched").split(",") as Mode[];
@@ -50,7 +62,8 @@ function transcriber(mode: Mode): LocalTranscriber {
   return new LocalTranscriber({
     python: whisperPython,
     locations: { explicit: {}, modelsDir, dataModelsDir: "/nonexistent", allowDownload: false },
-    computeType: "int8",
+    computeType,
+    device,
     threads: THREADS,
     beamSize: BEAM,
     ...window,
@@ -98,9 +111,10 @@ export interface Row {
 }
 
 async function main(): Promise<void> {
-  const recording = startRecording("batched", smoke);
+  const command = `${device === "cuda" ? "WHISPER_DEVICE=cuda " : ""}npm run bench:batched -- ${process.argv.slice(2).join(" ")}`.trim().replace(/ --$/, "");
+  const recording = startRecording(resultName, smoke, command);
   console.log(
-    `Batched decoding: ${lengths.map((s) => `${s / 60} min`).join(" and ")}, ${model}, int8, beam ${BEAM}, ${THREADS} threads, ` +
+    `Batched decoding on ${device}: ${lengths.map((s) => `${s / 60} min`).join(" and ")}, ${model}, ${computeType}, beam ${BEAM}, ${THREADS} threads, ` +
       `windows ${window.chunkSeconds} s / ${window.overlapSeconds} s; batch size ${batchSize} (chosen for ${availableParallelism()} cores, ${round(freemem() / 2 ** 30, 1)} GiB free); one pass per mode`,
   );
   const rows: Row[] = [];
@@ -192,7 +206,8 @@ function summary(rows: Row[], complete: boolean) {
   return {
     complete,
     model,
-    computeType: "int8",
+    device,
+    computeType,
     beamSize: BEAM,
     threads: THREADS,
     cores: cpus().length,

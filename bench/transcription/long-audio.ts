@@ -13,7 +13,7 @@ import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "@transcribe/platform";
-import { LocalTranscriber } from "../../services/transcription/src/engines/local/local-transcriber.js";
+import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
 import { modelsDir, whisperPython } from "../lib/engine.js";
 import { speech } from "../lib/speech.js";
 import { align, words } from "../lib/wer.js";
@@ -128,4 +128,4 @@ const report = {
   load_average_1m: Number(loadavg()[0]!.toFixed(1)),
 };
 console.log(JSON.stringify(report, null, 2));
-writeFileSync(path.join(import.meta.dirname, `long-audio-${values.model}-chunk${values.chunk}.json`), JSON.stringify(report, null, 2) + "\n");
+writeFileSync(path.join(import.meta.dirname, `long-audio-${values.model}-chunk${values.chunk}.json`), `${JSON.stringify(report, null, 2)}\n`);

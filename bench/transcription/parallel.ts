@@ -16,7 +16,7 @@
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { createLogger } from "@transcribe/platform";
-import { LocalTranscriber } from "../../services/transcription/src/engines/local/local-transcriber.js";
+import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
 import { modelsDir, whisperPython } from "../lib/engine.js";
 import { treeCpu } from "../lib/proc.js";
 import { isSmoke, startRecording } from "../lib/results.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { commonConfigSchema, env, eventBusConfigProblems, eventBusConfigSchema, rpcConfigProblems, rpcConfigSchema, type EventBusConfig, type RpcConfig } from "@transcribe/platform";
-import { z } from "zod";
+import type { z } from "zod";
 import { authConfigSchema, checkProviderPairs, resolveAuthSecret, type AuthConfig } from "../../services/auth/src/config.js";
 import { bffConfigSchema } from "../../services/bff/src/config.js";
 import { billingConfigSchema } from "../../services/billing/src/config.js";

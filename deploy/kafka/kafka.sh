@@ -49,31 +49,17 @@ config_file=$data_dir/server.properties
 log4j_file=$data_dir/log4j2.properties
 logs_dir=$data_dir/logs
 
-say() { printf 'kafka: %s\n' "$*" >&2; }
-die() { say "$*"; exit 1; }
-
-now_ms() { date +%s%3N; }
-
-running_pid() {
-  [ -f "$pid_file" ] || return 1
-  local pid
-  pid=$(cat "$pid_file" 2>/dev/null) || return 1
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
-  # A recycled pid is not ours: the command line must name this data directory's config.
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$config_file" || return 1
-  echo "$pid"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+daemon_name=kafka
+# A recycled pid is not ours: the command line must name this data directory's config.
+pid_marker=$config_file
+# shellcheck source=../scripts/daemon.sh
+. "$repo_root/deploy/scripts/daemon.sh"
 
 fetch() {
   if [ -f "$libs_dir/.complete" ]; then return 0; fi
   command -v java >/dev/null || die "java not found (Kafka $version needs Java 17+: apt-get install openjdk-17-jre-headless)"
   command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
-  mkdir -p "$cache_dir"
-  # One fetch at a time per cache directory (parallel CI jobs, two terminals).
-  exec 8>"$cache_dir/.lock"
-  if command -v flock >/dev/null; then flock 8; fi
+  daemon_lock "$cache_dir"
   if [ -f "$libs_dir/.complete" ]; then return 0; fi
   local started; started=$(now_ms)
   say "fetching org.apache.kafka:kafka_2.13:$version and its dependencies from Maven Central into $cache_dir"
@@ -187,9 +173,11 @@ format_storage() {
     || { tail -20 "$log_file" >&2; die "formatting storage failed (log: $log_file)"; }
 }
 
+kafka_started() { port_open "$host" "$port" && tail -c +"$((daemon_log_offset + 1))" "$log_file" | grep -q "Kafka Server started"; }
+
 start() {
   local pid
-  if pid=$(running_pid); then
+  if pid=$(daemon_running_pid); then
     say "already running (pid $pid) on $host:$port"
     return 0
   fi
@@ -199,55 +187,17 @@ start() {
   write_config
   local started; started=$(now_ms)
   format_storage
-  : >>"$log_file"
-  local offset; offset=$(wc -c <"$log_file")
-  # setsid: the broker outlives this script and the terminal's Ctrl-C; stop sends it SIGTERM.
   java_cmd
-  setsid nohup "${java_args[@]}" kafka.Kafka "$config_file" >>"$log_file" 2>&1 </dev/null &
-  pid=$!
-  echo "$pid" >"$pid_file"
-  local deadline=$(( $(date +%s) + start_timeout ))
-  until port_open "$host" "$port" && tail -c +"$((offset + 1))" "$log_file" | grep -q "Kafka Server started"; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -c +"$((offset + 1))" "$log_file" | tail -30 >&2
-      rm -f "$pid_file"
-      die "broker exited during start-up (log: $log_file)"
-    fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      tail -c +"$((offset + 1))" "$log_file" | tail -30 >&2
-      die "broker not ready on $host:$port after ${start_timeout}s (pid $pid still running; log: $log_file)"
-    fi
-    sleep 0.2
-  done
-  say "started Kafka $version (pid $pid) on $host:$port in $(( ($(now_ms) - started) ))ms; data $data_dir, log $log_file"
+  daemon_spawn "${java_args[@]}" kafka.Kafka "$config_file"
+  daemon_wait_ready "$start_timeout" "$host:$port" kafka_started
+  say "started Kafka $version (pid $daemon_pid) on $host:$port in $(( ($(now_ms) - started) ))ms; data $data_dir, log $log_file"
 }
 
-stop() {
-  local pid
-  if ! pid=$(running_pid); then
-    rm -f "$pid_file"
-    say "not running"
-    return 0
-  fi
-  local started; started=$(now_ms)
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$(( $(date +%s) + stop_timeout ))
-  while kill -0 "$pid" 2>/dev/null; do
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      say "no clean stop after ${stop_timeout}s; killing pid $pid"
-      kill -KILL "$pid" 2>/dev/null || true
-      sleep 0.5
-      break
-    fi
-    sleep 0.1
-  done
-  rm -f "$pid_file"
-  say "stopped (pid $pid) in $(( $(now_ms) - started ))ms"
-}
+stop() { daemon_stop "$stop_timeout"; }
 
 status() {
   local pid
-  if pid=$(running_pid); then
+  if pid=$(daemon_running_pid); then
     if port_open "$host" "$port"; then
       echo "running pid=$pid address=$host:$port version=$version data=$data_dir"
       return 0

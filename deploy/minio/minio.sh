@@ -47,98 +47,39 @@ pid_file=$data_dir/minio.pid
 log_file=$data_dir/minio.log
 objects_dir=$data_dir/objects
 
-say() { printf 'minio: %s\n' "$*" >&2; }
-die() { say "$*"; exit 1; }
-now_ms() { date +%s%3N; }
-port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+daemon_name=minio
+# A recycled pid is not ours: the command line must name this data directory.
+pid_marker=$objects_dir
+# shellcheck source=../scripts/daemon.sh
+. "$repo_root/deploy/scripts/daemon.sh"
 
-running_pid() {
-  [ -f "$pid_file" ] || return 1
-  local pid
-  pid=$(cat "$pid_file" 2>/dev/null) || return 1
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
-  # A recycled pid is not ours: the command line must name this data directory.
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$objects_dir" || return 1
-  echo "$pid"
-}
+# -buildvcs=false: there is no VCS checkout, only the module's source from the proxy.
+# The first build takes about 10-15 minutes on 2 cores.
+build() { daemon_go_install "github.com/minio/minio@$version" "$binary" "$cache_dir/build.log" -buildvcs=false; }
 
-build() {
-  if [ -x "$binary" ]; then return 0; fi
-  command -v go >/dev/null || die "go not found: MinIO is built from source (install Go 1.24+: apt-get install golang-go, or https://go.dev/dl)"
-  mkdir -p "$cache_dir"
-  # One build at a time per cache directory (parallel CI jobs, two terminals).
-  exec 8>"$cache_dir/.lock"
-  if command -v flock >/dev/null; then flock 8; fi
-  if [ -x "$binary" ]; then return 0; fi
-  local started; started=$(now_ms)
-  say "building github.com/minio/minio@$version with $(go version | cut -d' ' -f3) into $cache_dir (first time only; about 10-15 minutes)"
-  # -buildvcs=false: there is no VCS checkout, only the module's source from the proxy.
-  if ! GOBIN="$cache_dir/bin.tmp" GOFLAGS=-buildvcs=false go install "github.com/minio/minio@$version" >"$cache_dir/build.log" 2>&1; then
-    tail -20 "$cache_dir/build.log" >&2
-    die "could not build MinIO $version (full output: $cache_dir/build.log)"
-  fi
-  mv "$cache_dir/bin.tmp/minio" "$binary"
-  rmdir "$cache_dir/bin.tmp" 2>/dev/null || true
-  say "built $binary in $(( ($(now_ms) - started) / 1000 ))s"
-}
+ready() { curl -fsS -o /dev/null "http://$host:$port/minio/health/ready" 2>/dev/null; }
 
 start() {
   local pid
-  if pid=$(running_pid); then
+  if pid=$(daemon_running_pid); then
     say "already running (pid $pid) on http://$host:$port"
     return 0
   fi
   if port_open "$host" "$port"; then die "$host:$port is already taken by another process (set MINIO_PORT)"; fi
   build
   mkdir -p "$objects_dir"
-  : >>"$log_file"
   local started; started=$(now_ms)
-  # setsid: the server outlives this script and the terminal's Ctrl-C; stop sends it SIGTERM.
-  MINIO_BROWSER=off MINIO_UPDATE=off setsid nohup "$binary" server "$objects_dir" \
-    --address "$host:$port" --console-address "$host:$console_port" --quiet \
-    >>"$log_file" 2>&1 </dev/null &
-  pid=$!
-  echo "$pid" >"$pid_file"
-  local deadline=$(( $(date +%s) + start_timeout ))
-  until curl -fsS -o /dev/null "http://$host:$port/minio/health/ready" 2>/dev/null; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -30 "$log_file" >&2
-      rm -f "$pid_file"
-      die "server exited during start-up (log: $log_file)"
-    fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      tail -30 "$log_file" >&2
-      die "server not ready on $host:$port after ${start_timeout}s (pid $pid still running; log: $log_file)"
-    fi
-    sleep 0.2
-  done
-  say "started (pid $pid) on http://$host:$port in $(( $(now_ms) - started ))ms; access key $MINIO_ROOT_USER; data $objects_dir"
+  daemon_spawn env MINIO_BROWSER=off MINIO_UPDATE=off "$binary" server "$objects_dir" \
+    --address "$host:$port" --console-address "$host:$console_port" --quiet
+  daemon_wait_ready "$start_timeout" "$host:$port" ready
+  say "started (pid $daemon_pid) on http://$host:$port in $(( $(now_ms) - started ))ms; access key $MINIO_ROOT_USER; data $objects_dir"
 }
 
-stop() {
-  local pid
-  if ! pid=$(running_pid); then
-    rm -f "$pid_file"
-    say "not running"
-    return 0
-  fi
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$(( $(date +%s) + stop_timeout ))
-  while kill -0 "$pid" 2>/dev/null; do
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      say "no clean stop after ${stop_timeout}s; killing pid $pid"
-      kill -KILL "$pid" 2>/dev/null || true
-      break
-    fi
-    sleep 0.1
-  done
-  rm -f "$pid_file"
-  say "stopped (pid $pid)"
-}
+stop() { daemon_stop "$stop_timeout"; }
 
 status() {
   local pid
-  if pid=$(running_pid) && curl -fsS -o /dev/null "http://$host:$port/minio/health/ready" 2>/dev/null; then
+  if pid=$(daemon_running_pid) && ready; then
     echo "running pid=$pid endpoint=http://$host:$port access_key=$MINIO_ROOT_USER data=$objects_dir"
     return 0
   fi

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readDb, type ReadDb } from "./lib/db.js";
 import { engineUnavailable, whisperModelsDir, whisperPython } from "./lib/engine.js";
 import { kafkaWanted, startOwnBroker } from "./lib/kafka.js";
-import { repoRoot } from "../../deploy/embedded/src/config.js";
+import { repoRoot } from "@transcribe/embedded/config";
 import { startRestartablePostgres } from "./lib/postgres.js";
 import { formatCounts } from "./lib/report.js";
 import { retrying, startSupervised, waitReady, type SupervisedGroup } from "./lib/services.js";
@@ -83,8 +83,16 @@ describe.skipIf(engineUnavailable)("faults: workers SIGKILLed, PostgreSQL and th
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     // Each server is handed to the clean-up as soon as it runs, even if another fails to start.
     const [pg, broker, clips] = await Promise.all([
-      startRestartablePostgres().then((server) => (cleanup.push(() => server.stop()), server)),
-      kafkaWanted() ? startOwnBroker().then((server) => (cleanup.push(() => server.stop()), server)) : Promise.resolve(undefined),
+      startRestartablePostgres().then((server) => {
+        cleanup.push(() => server.stop());
+        return server;
+      }),
+      kafkaWanted()
+        ? startOwnBroker().then((server) => {
+            cleanup.push(() => server.stop());
+            return server;
+          })
+        : Promise.resolve(undefined),
       makeClips(dir),
     ]);
     for (const database of ["media", "transcription", "billing", "events"]) await pg.ensureDatabase(database);
@@ -329,7 +337,8 @@ describe.skipIf(engineUnavailable)("faults: workers SIGKILLed, PostgreSQL and th
       if (acknowledged === JOBS && ended >= JOBS && pgRestartedAt && (!broker || brokerRestartedAt)) break;
       if (Date.now() - lastReport > 15_000) {
         lastReport = Date.now();
-        const byStatus = rows.reduce<Record<string, number>>((acc, t) => ({ ...acc, [t.status]: (acc[t.status] ?? 0) + 1 }), {});
+        const byStatus: Record<string, number> = {};
+        for (const t of rows) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
         note(`progress: ${acknowledged}/${JOBS} submitted, ${JSON.stringify(byStatus)}`);
       }
       if (Date.now() > deadline) {

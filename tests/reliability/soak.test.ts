@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SoakResult } from "../../bench/soak/report.js";
 import { engineUnavailable } from "./lib/engine.js";
-import { repoRoot } from "../../deploy/embedded/src/config.js";
+import { repoRoot } from "@transcribe/embedded/config";
 
 /**
  * The load soak (bench/soak/soak.ts, `npm run soak`) in its CI form: the whole product

@@ -9,14 +9,10 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { journeyArgs, TIMEOUT_MS } from "./lib/journey.mjs";
 
-const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
-if (!baseUrl || !mailUrl) {
-  console.error("usage: node web/e2e/accounts.mjs <base-url> <mail-catcher-url> [screenshot-dir]");
-  process.exit(2);
-}
+const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
-const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
 const { check, report } = checklist();
 const email = randomEmail("accounts");
 const newName = `Ada Tester ${Math.random().toString(36).slice(2, 6)}`;

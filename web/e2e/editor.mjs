@@ -14,16 +14,10 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox } from "./lib/controls.mjs";
 
-const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
-if (!baseUrl || !mailUrl) {
-  console.error("usage: node web/e2e/editor.mjs <base-url> <mail-catcher-url> [screenshot-dir]");
-  process.exit(2);
-}
-const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
-const PROCESSING_TIMEOUT_MS = Number(process.env.E2E_PROCESSING_TIMEOUT_MS ?? 120_000);
-const TRANSCRIPTION_TIMEOUT_MS = Number(process.env.E2E_TRANSCRIPTION_TIMEOUT_MS ?? 300_000);
+const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 const CORRECTION = "Wednesday";
 
 const SENTENCES = [

@@ -13,16 +13,10 @@ import os from "node:os";
 import path from "node:path";
 import { chooseInSelect } from "./lib/controls.mjs";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 
-const [baseUrl, mailUrl, screenshotArg] = process.argv.slice(2);
-if (!baseUrl || !mailUrl) {
-  console.error("usage: node web/e2e/layout.mjs <base-url> <mail-catcher-url> [screenshot-dir]");
-  process.exit(2);
-}
+const { baseUrl, mailUrl, screenshotDir: screenshotArg } = journeyArgs(import.meta.url);
 
-const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
-const PROCESSING_TIMEOUT_MS = Number(process.env.E2E_PROCESSING_TIMEOUT_MS ?? 120_000);
-const TRANSCRIPTION_TIMEOUT_MS = Number(process.env.E2E_TRANSCRIPTION_TIMEOUT_MS ?? 300_000);
 const THEMES = ["light", "dark"];
 const { check, report } = checklist();
 const email = randomEmail("layout");

@@ -16,17 +16,11 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { exportEachFormat } from "./lib/exports.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 
-const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
-if (!baseUrl || !mailUrl) {
-  console.error("usage: node web/e2e/transcript.mjs <base-url> <mail-catcher-url> [screenshot-dir]");
-  process.exit(2);
-}
+const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
-const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
-const PROCESSING_TIMEOUT_MS = Number(process.env.E2E_PROCESSING_TIMEOUT_MS ?? 120_000);
-const TRANSCRIPTION_TIMEOUT_MS = Number(process.env.E2E_TRANSCRIPTION_TIMEOUT_MS ?? 300_000);
 const MAX_WER = 0.2;
 
 // Three sentences with pauses between them, so Whisper returns several segments (~11 s).
@@ -157,7 +151,7 @@ try {
   check("it has several segments", segments.length >= 2 && (await segmentItems.count()) === segments.length, `${segments.length} segments`);
   const ordered = segments.every((s, i) => s.start < s.end && (i === 0 || s.start >= segments[i - 1].end - 0.001));
   const inside = segments.every((s) => s.start >= 0 && s.end <= duration + 0.5);
-  check("segments are ordered, non-overlapping and inside the audio", ordered && inside, segments.map((s) => `${s.start}-${s.end}`).join(", ") + ` / ${duration} s`);
+  check("segments are ordered, non-overlapping and inside the audio", ordered && inside, `${segments.map((s) => `${s.start}-${s.end}`).join(", ")} / ${duration} s`);
 
   // Play (muted) and watch the highlight follow the audio.
   const audio = page.getByTestId("transcript-audio");

@@ -11,17 +11,11 @@ import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox } from "./lib/controls.mjs";
 
-const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
-if (!baseUrl || !mailUrl) {
-  console.error("usage: node web/e2e/upload.mjs <base-url> <mail-catcher-url> [screenshot-dir]");
-  process.exit(2);
-}
+const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
-const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
-// Verifying and normalizing the file runs ffmpeg in a service; a busy machine can be slow.
-const PROCESSING_TIMEOUT_MS = Number(process.env.E2E_PROCESSING_TIMEOUT_MS ?? 120_000);
 const { check, report } = checklist();
 const email = randomEmail("upload");
 const workDir = await mkdtemp(path.join(os.tmpdir(), "e2e-upload-"));

@@ -22,7 +22,12 @@ function stubAccountNetwork(accounts: unknown[] = []) {
     "GET /auth/list-accounts": () => json(accounts),
     "GET /auth/list-sessions": () => json([]),
   });
-  return { network, setUser: (next: FakeUser | null) => void (user = next) };
+  return {
+    network,
+    setUser: (next: FakeUser | null) => {
+      user = next;
+    },
+  };
 }
 
 async function openAccount() {

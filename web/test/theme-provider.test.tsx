@@ -11,9 +11,9 @@ function ThemeProbe() {
       <p>
         {theme}/{resolvedTheme}
       </p>
-      <button onClick={() => setTheme("light")}>light</button>
-      <button onClick={() => setTheme("dark")}>dark</button>
-      <button onClick={() => setTheme("system")}>system</button>
+      <button type="button" onClick={() => setTheme("light")}>light</button>
+      <button type="button" onClick={() => setTheme("dark")}>dark</button>
+      <button type="button" onClick={() => setTheme("system")}>system</button>
     </>
   );
 }

@@ -1,9 +1,9 @@
 import path from "node:path";
-import { defaultModel } from "../../../services/transcription/src/domain/models.js";
-import { parseModelPaths } from "../../../services/transcription/src/engines/local/models.js";
-import { percentOf, type ProvisionProgress } from "../../../services/transcription/src/provision/progress.js";
-import { defaultModelsDir, defaultVenvDir, provision, venvPython } from "../../../services/transcription/src/provision/provision.js";
-import { statusFileIn, writeStatus } from "../../../services/transcription/src/provision/status-file.js";
+import { defaultModel } from "@transcribe/transcription/domain/models";
+import { parseModelPaths } from "@transcribe/transcription/engines/local/models";
+import { percentOf, type ProvisionProgress } from "@transcribe/transcription/provision/progress";
+import { defaultModelsDir, defaultVenvDir, provision, venvPython } from "@transcribe/transcription/provision/provision";
+import { statusFileIn, writeStatus } from "@transcribe/transcription/provision/status-file";
 
 /**
  * The local speech engine on `npm start` (decision 0019): its Python environment and the

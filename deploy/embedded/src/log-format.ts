@@ -3,7 +3,7 @@ const COLORS = [36, 32, 33, 35, 34, 96, 92, 93, 95, 94];
 const OMIT = new Set(["level", "time", "msg", "service", "pid", "hostname"]);
 
 /** A stable color per process name, so interleaved logs stay readable. */
-export function colorFor(name: string, index: number): (text: string) => string {
+export function colorFor(_name: string, index: number): (text: string) => string {
   const code = COLORS[index % COLORS.length];
   return process.stdout.isTTY ? (text) => `\u001b[${code}m${text}\u001b[0m` : (text) => text;
 }

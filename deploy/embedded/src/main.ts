@@ -111,7 +111,7 @@ async function shutdown(signal: string): Promise<void> {
   await supervisor.stop();
   log("stopping PostgreSQL...");
   await postgres.stop();
-  log("stopped; data kept in " + config.dataDir);
+  log(`stopped; data kept in ${config.dataDir}`);
   process.exit(0);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));

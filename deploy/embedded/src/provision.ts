@@ -11,13 +11,13 @@
  * Same variables as npm start: WHISPER_VENV, WHISPER_PYTHON, WHISPER_MODELS_DIR,
  * WHISPER_DOWNLOAD, HF_ENDPOINT, PIP_INDEX_URL (pip's own). Exits 1 naming what is missing.
  */
-import { chooseTools, MissingToolError } from "../../../services/media/src/processing/ffmpeg-binaries.js";
+import { chooseTools, MissingToolError } from "@transcribe/media/processing/ffmpeg-binaries";
 import { parseArgs } from "node:util";
-import { defaultModel, modelCatalog } from "../../../services/transcription/src/domain/models.js";
-import { ensureEngineEnv } from "../../../services/transcription/src/provision/engine-env.js";
-import { fetchModel, removeModel } from "../../../services/transcription/src/provision/model-fetch.js";
-import { percentOf, type ProvisionProgress, ProvisionError } from "../../../services/transcription/src/provision/progress.js";
-import { defaultModelsDir, defaultVenvDir } from "../../../services/transcription/src/provision/provision.js";
+import { defaultModel, modelCatalog } from "@transcribe/transcription/domain/models";
+import { ensureEngineEnv } from "@transcribe/transcription/provision/engine-env";
+import { fetchModel, removeModel } from "@transcribe/transcription/provision/model-fetch";
+import { percentOf, type ProvisionProgress, ProvisionError } from "@transcribe/transcription/provision/progress";
+import { defaultModelsDir, defaultVenvDir } from "@transcribe/transcription/provision/provision";
 
 const say = (message: string) => process.stdout.write(`provision: ${message}\n`);
 let last = 0;

@@ -39,7 +39,7 @@ export class Supervisor {
 
   async start(processes: readonly SupervisedProcess[]): Promise<void> {
     await mkdir(this.options.pidDir, { recursive: true });
-    processes.forEach((spec, index) => this.#spawn(spec, index));
+    for (const [index, spec] of processes.entries()) this.#spawn(spec, index);
   }
 
   pidOf(name: string): number | undefined {

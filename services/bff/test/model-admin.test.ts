@@ -7,7 +7,7 @@ import { MediaService } from "@transcribe/proto/media/v1/media";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuthHarness, signInWithMagicLink, startAuth } from "../../auth/test/harness.js";
-import { transcriptionServiceImpl } from "../../transcription/src/rpc/transcription-service.js";
+import { transcriptionServiceImpl } from "@transcribe/transcription/rpc/transcription-service";
 import { engineUnavailable, migratedDatabase, whisperModelsDir, whisperPython } from "../../transcription/test/helpers.js";
 import { fakeModel, startHub } from "../../transcription/test/hub-server.js";
 import { buildBff } from "../src/app.js";

@@ -8,10 +8,10 @@ import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcr
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuthHarness, signInWithMagicLink, startAuth } from "../../auth/test/harness.js";
 import { startMedia, waitFor, type MediaHarness } from "../../media/test/harness.js";
-import { LocalTranscriber } from "../../transcription/src/engines/local/local-transcriber.js";
-import { transcriptionServiceImpl } from "../../transcription/src/rpc/transcription-service.js";
-import { SPEAKER_WHEEL } from "../../transcription/src/engines/local/diarizer.js";
-import { JobRunner } from "../../transcription/src/worker/job-runner.js";
+import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
+import { transcriptionServiceImpl } from "@transcribe/transcription/rpc/transcription-service";
+import { SPEAKER_WHEEL } from "@transcribe/transcription/engines/local/diarizer";
+import { JobRunner } from "@transcribe/transcription/worker/job-runner";
 import { buildConversation, DIALOGUE } from "../../../bench/diarization/conversation.js";
 import { engineUnavailable, migratedDatabase, synthesize, whisperModelsDir, whisperPython, wordErrorRate } from "../../transcription/test/helpers.js";
 import { buildBff } from "../src/app.js";

@@ -8,7 +8,6 @@ import {
   outboxMigrations,
   startServiceServer,
   toEnvelope,
-  type Database,
   type ServiceServer,
 } from "@transcribe/platform";
 import { createTestDatabase, freePort } from "@transcribe/platform/testing";

@@ -55,7 +55,7 @@ describe("BlogService (real PostgreSQL, Connect)", () => {
   let database: Database<BlogDatabase>;
   let server: ServiceServer;
   let client: ReturnType<typeof createServiceClient<typeof BlogService>>;
-  let clock = new Date("2025-06-01T12:00:00Z");
+  const clock = new Date("2025-06-01T12:00:00Z");
 
   beforeAll(async () => {
     testDb = await createTestDatabase("blog");

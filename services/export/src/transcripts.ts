@@ -1,10 +1,11 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
-import { AppError, fromConnectError } from "@transcribe/platform";
+import { AppError, enumNames, fromConnectError } from "@transcribe/platform";
 import {
   type Transcription,
-  TranscriptionService,
+  type TranscriptionService,
   TranscriptionStatus,
+  TranscriptionStatusSchema,
 } from "@transcribe/proto/transcription/v1/transcription";
 import type { Transcript } from "./domain/index.js";
 
@@ -39,19 +40,11 @@ export function transcriptionNotFound(): AppError {
   return new AppError("not_found", "Transcription not found");
 }
 
-const STATUS_NAMES: Record<TranscriptionStatus, string> = {
-  [TranscriptionStatus.UNSPECIFIED]: "unspecified",
-  [TranscriptionStatus.PENDING]: "pending",
-  [TranscriptionStatus.PROCESSING]: "processing",
-  [TranscriptionStatus.TRANSCRIBING]: "transcribing",
-  [TranscriptionStatus.COMPLETED]: "completed",
-  [TranscriptionStatus.FAILED]: "failed",
-  [TranscriptionStatus.DELETED]: "deleted",
-};
+const statusNames = enumNames<TranscriptionStatus>(TranscriptionStatusSchema);
 
 /** Only a COMPLETED transcription with a result is exported (see decision 0007). */
 function assertExportable(transcription: Transcription): void {
-  const status = STATUS_NAMES[transcription.status] ?? "unspecified";
+  const status = statusNames.name(transcription.status) ?? "unspecified";
   if (transcription.status === TranscriptionStatus.FAILED) {
     throw new AppError("failed_precondition", "This transcription failed, so there is nothing to export", { status });
   }

@@ -201,8 +201,8 @@ describe("chunk planning and seams", () => {
   });
 
   it("falls back to the middle of the overlap when the chunks disagree", () => {
-    const left = timedWords("a b c d e f", 0).map((w, i) => ({ ...w, segment: 0, norm: "l" + i }));
-    const right = timedWords("p q r s t", 1.2).map((w, i) => ({ ...w, segment: 0, norm: "r" + i }));
+    const left = timedWords("a b c d e f", 0).map((w, i) => ({ ...w, segment: 0, norm: `l${i}` }));
+    const right = timedWords("p q r s t", 1.2).map((w, i) => ({ ...w, segment: 0, norm: `r${i}` }));
     const seam = findSeam(left, right, 1.2, 2.4);
     expect(seam.aligned).toBe(false);
     // Cut at 1.8 s: left keeps words whose midpoint is before it, right the rest.

@@ -4,25 +4,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ConnectError } from "@connectrpc/connect";
 import { createLogger, loadConfig, startServiceServer, type ServiceServer } from "@transcribe/platform";
-import { createTestDatabase, freePort } from "@transcribe/platform/testing";
+import { freePort } from "@transcribe/platform/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildBff } from "../../bff/src/app.js";
-import { bffConfigSchema } from "../../bff/src/config.js";
-import { upstreamNames } from "../../bff/src/upstreams.js";
+import { buildBff } from "@transcribe/bff/app";
+import { bffConfigSchema } from "@transcribe/bff/config";
+import { upstreamNames } from "@transcribe/bff/upstreams";
 import { engineEnvCurrent, venvPython } from "../src/provision/engine-env.js";
 import { findPython } from "../src/provision/python.js";
 import { writeStatus } from "../src/provision/status-file.js";
 import {
   engineUnavailable,
-  migratedDatabase,
-  startMediaServer,
-  startTranscriptionApi,
   startWorker,
   synthesize,
   until,
-  whisperModelsDir,
-  whisperPython,
   words,
+  workerTestStack,
 } from "./helpers.js";
 
 // Readiness while the launcher prepares the engine (decision 0019): the real worker process
@@ -67,35 +63,14 @@ describe.skipIf(engineUnavailable)("while the speech engine is prepared", () => 
   });
 
   it("health is degraded, models say why, and a job started meanwhile completes once ready", { timeout: 300_000 }, async () => {
-    const database = await migratedDatabase();
-    cleanup.push(() => database.close());
-    const events = await createTestDatabase("events");
-    cleanup.push(() => events.drop());
-    const media = await startMediaServer();
-    cleanup.push(() => media.close());
-    const api = await startTranscriptionApi(database.db, media.url);
-    cleanup.push(() => api.close());
-    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-engine-readiness-"));
+    const { database, media, api, dir, env } = await workerTestStack(cleanup, "engine-readiness");
     const statusFile = path.join(dir, "engine", "status.json");
     await writeStatus(statusFile, { state: "preparing", message: "downloading Whisper base: 55 of 145 MB", done: 55_000_000, total: 145_000_000 });
 
     const workerPort = await freePort();
     const output: string[] = [];
     const worker = startWorker(
-      {
-        DATABASE_URL: database.url,
-        EVENT_BUS_DATABASE_URL: events.url,
-        MEDIA_URL: media.url,
-        PORT: String(workerPort),
-        LOG_LEVEL: "info",
-        NODE_ENV: "test",
-        DATA_DIR: dir,
-        ENGINE_STATUS_FILE: statusFile,
-        WHISPER_PYTHON: whisperPython,
-        WHISPER_MODELS_DIR: whisperModelsDir,
-        WHISPER_DOWNLOAD: "false",
-        JOB_POLL_MS: "200",
-      },
+      { ...env, PORT: String(workerPort), ENGINE_STATUS_FILE: statusFile },
       output,
     );
     cleanup.push(async () => worker.kill("SIGKILL"));

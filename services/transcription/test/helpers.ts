@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -312,6 +312,40 @@ export function alignmentRuns(reference: string, hypothesis: string, timed?: Arr
 // ---- the worker as its own process -------------------------------------------------------
 
 const serviceDir = path.resolve(import.meta.dirname, "..");
+
+/**
+ * What a test of a worker process stands on: a migrated transcription database, an events
+ * database, the media stand-in and the transcription API, a temporary directory, and the
+ * worker's environment for them (the engine from the shared cache, no downloads, 2 threads,
+ * a 200 ms poll; `env` adds or overrides). Each part is closed by `cleanup`, last first.
+ */
+export async function workerTestStack(cleanup: Array<() => Promise<unknown>>, name: string, env: Record<string, string> = {}) {
+  const database = await migratedDatabase();
+  cleanup.push(() => database.close());
+  const events = await createTestDatabase("events");
+  cleanup.push(() => events.drop());
+  const media = await startMediaServer();
+  cleanup.push(() => media.close());
+  const api = await startTranscriptionApi(database.db, media.url);
+  cleanup.push(() => api.close());
+  const dir = await mkdtemp(path.join(tmpdir(), `transcribe-${name}-`));
+  const workerEnv: Record<string, string> = {
+    DATABASE_URL: database.url,
+    EVENT_BUS_DATABASE_URL: events.url,
+    MEDIA_URL: media.url,
+    PORT: "0",
+    LOG_LEVEL: "info",
+    NODE_ENV: "test",
+    DATA_DIR: dir,
+    WHISPER_PYTHON: whisperPython,
+    WHISPER_MODELS_DIR: whisperModelsDir,
+    WHISPER_DOWNLOAD: "false",
+    WHISPER_THREADS: "2",
+    JOB_POLL_MS: "200",
+    ...env,
+  };
+  return { database, events, media, api, dir, env: workerEnv };
+}
 
 /** `src/worker.ts` as a child process with `env` on top of this one's; its output lines go to `output`. */
 export function startWorker(env: Record<string, string>, output: string[]): ChildProcess {

@@ -1,23 +1,20 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createTestDatabase } from "@transcribe/platform/testing";
 import { FileStatus } from "@transcribe/proto/media/v1/media";
 import { TranscriptionStatus, type Transcription } from "@transcribe/proto/transcription/v1/transcription";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   engineUnavailable,
-  migratedDatabase,
-  startMediaServer,
-  startTranscriptionApi,
+  type migratedDatabase,
+  type startMediaServer,
+  type startTranscriptionApi,
   synthesize,
   wavDuration,
-  whisperModelsDir,
-  whisperPython,
   wordErrorRate,
+  workerTestStack,
 } from "./helpers.js";
 
 /**
@@ -33,7 +30,7 @@ const TERMINAL = [TranscriptionStatus.COMPLETED, TranscriptionStatus.FAILED];
 
 describe.skipIf(engineUnavailable)("hostile audio at the transcription worker (real engine, worker process)", () => {
   let database: Awaited<ReturnType<typeof migratedDatabase>>;
-  let events: Awaited<ReturnType<typeof createTestDatabase>>;
+  const cleanup: Array<() => Promise<unknown>> = [];
   let media: Awaited<ReturnType<typeof startMediaServer>>;
   let api: Awaited<ReturnType<typeof startTranscriptionApi>>;
   let worker: ChildProcess;
@@ -43,30 +40,11 @@ describe.skipIf(engineUnavailable)("hostile audio at the transcription worker (r
   const outcomes: Array<{ case: string; status: string; detail: string }> = [];
 
   beforeAll(async () => {
-    database = await migratedDatabase();
-    events = await createTestDatabase("events");
-    media = await startMediaServer();
-    api = await startTranscriptionApi(database.db, media.url);
-    dir = await mkdtemp(path.join(tmpdir(), "hostile-audio-"));
+    const stack = await workerTestStack(cleanup, "hostile-audio", { WHISPER_BEAM_SIZE: "1", JOB_RETRY_BASE_MS: "500" });
+    ({ database, media, api, dir } = stack);
     worker = spawn(process.execPath, ["--import", "tsx", "src/worker.ts"], {
       cwd: serviceDir,
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        EVENT_BUS_DATABASE_URL: events.url,
-        MEDIA_URL: media.url,
-        PORT: "0",
-        LOG_LEVEL: "info",
-        NODE_ENV: "test",
-        DATA_DIR: dir,
-        WHISPER_PYTHON: whisperPython,
-        WHISPER_MODELS_DIR: whisperModelsDir,
-        WHISPER_DOWNLOAD: "false",
-        WHISPER_THREADS: "2",
-        WHISPER_BEAM_SIZE: "1",
-        JOB_POLL_MS: "200",
-        JOB_RETRY_BASE_MS: "500",
-      },
+      env: { ...process.env, ...stack.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-100_000));
@@ -81,10 +59,7 @@ describe.skipIf(engineUnavailable)("hostile audio at the transcription worker (r
       worker.kill("SIGTERM");
       await exited;
     }
-    await api?.close();
-    await media?.close();
-    await database?.close();
-    await events?.drop();
+    for (const step of cleanup.reverse()) await step().catch(() => {});
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

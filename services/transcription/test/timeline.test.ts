@@ -67,14 +67,22 @@ const goodTranscript = fc
 
 type Perturbation = (segments: Segment[], duration: number) => void;
 const perturbations: Record<string, Perturbation> = {
-  "a word ends past its segment": (s) => void (s[0]!.words.at(-1)!.end += 0.019),
-  "a word starts before its segment": (s) => void (s.at(-1)!.words[0]!.start -= 0.3),
+  "a word ends past its segment": (s) => {
+    s[0]!.words.at(-1)!.end += 0.019;
+  },
+  "a word starts before its segment": (s) => {
+    s.at(-1)!.words[0]!.start -= 0.3;
+  },
   "segments overlap": (s) => {
     if (s.length > 1) s[1]!.start = s[0]!.start + (s[0]!.end - s[0]!.start) / 2;
   },
   "words out of order": (s) => s.at(-1)!.words.reverse(),
-  "a zero-length word": (s) => void (s[0]!.words[0]!.end = s[0]!.words[0]!.start),
-  "a word ends before it starts": (s) => void (s[0]!.words[0]!.end = s[0]!.words[0]!.start - 0.5),
+  "a zero-length word": (s) => {
+    s[0]!.words[0]!.end = s[0]!.words[0]!.start;
+  },
+  "a word ends before it starts": (s) => {
+    s[0]!.words[0]!.end = s[0]!.words[0]!.start - 0.5;
+  },
   "words past the end of the audio": (s, duration) => {
     const last = s.at(-1)!;
     last.words.push({ word: " late", start: duration + 0.4, end: duration + 1.1 });

@@ -1,22 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { createTestDatabase } from "@transcribe/platform/testing";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   concatWavs,
   engineUnavailable,
   exitOf,
-  migratedDatabase,
-  startMediaServer,
-  startTranscriptionApi,
   startWorker,
   synthesize,
   until,
-  whisperModelsDir,
-  whisperPython,
+  workerTestStack,
 } from "./helpers.js";
 
 // What a Kubernetes scale-in or rollout does to a worker: SIGTERM, then SIGKILL after the
@@ -53,15 +46,12 @@ describe.skipIf(engineUnavailable)("transcription-worker stopped with SIGTERM in
   });
 
   async function setup() {
-    const database = await migratedDatabase();
-    cleanup.push(() => database.close());
-    const events = await createTestDatabase("events");
-    cleanup.push(() => events.drop());
-    const media = await startMediaServer();
-    cleanup.push(() => media.close());
-    const api = await startTranscriptionApi(database.db, media.url);
-    cleanup.push(() => api.close());
-    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-drain-"));
+    const { database, media, api, dir, env } = await workerTestStack(cleanup, "drain", {
+      JOB_LEASE_SECONDS: "5",
+      TRANSCRIBE_CHUNK_SECONDS: "7",
+      TRANSCRIBE_CHUNK_OVERLAP_SECONDS: "2",
+      TRANSCRIBE_TIME_FACTOR: "30",
+    });
     const clips = [];
     for (const sentence of SENTENCES) clips.push((await synthesize(sentence, { dir })).path);
     const audio = concatWavs(clips, path.join(dir, "drain.wav"));
@@ -69,24 +59,6 @@ describe.skipIf(engineUnavailable)("transcription-worker stopped with SIGTERM in
     const createJob = async () => {
       const file = media.addFile({ userId, audioPath: audio.path, duration: audio.duration });
       return api.client.createTranscription({ userId, fileId: file.id, settings: { model: "whisper-tiny.en", language: "en" } });
-    };
-    const env = {
-      DATABASE_URL: database.url,
-      EVENT_BUS_DATABASE_URL: events.url,
-      MEDIA_URL: media.url,
-      PORT: "0",
-      LOG_LEVEL: "info",
-      NODE_ENV: "test",
-      DATA_DIR: dir,
-      WHISPER_PYTHON: whisperPython,
-      WHISPER_MODELS_DIR: whisperModelsDir,
-      WHISPER_DOWNLOAD: "false",
-      WHISPER_THREADS: "2",
-      JOB_LEASE_SECONDS: "5",
-      JOB_POLL_MS: "200",
-      TRANSCRIBE_CHUNK_SECONDS: "7",
-      TRANSCRIBE_CHUNK_OVERLAP_SECONDS: "2",
-      TRANSCRIBE_TIME_FACTOR: "30",
     };
     const job = (id: string) => database.db.selectFrom("transcription_jobs").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
     const chunks = async (id: string) =>

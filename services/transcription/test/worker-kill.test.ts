@@ -1,23 +1,16 @@
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { createTestDatabase } from "@transcribe/platform/testing";
 import { TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcription";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   concatWavs,
   engineUnavailable,
-  migratedDatabase,
-  startMediaServer,
-  startTranscriptionApi,
   startWorker,
   synthesize,
   until,
-  whisperModelsDir,
-  whisperPython,
   wordErrorRate,
+  workerTestStack,
 } from "./helpers.js";
 
 const SENTENCES = [
@@ -38,16 +31,13 @@ describe.skipIf(engineUnavailable)("worker killed with SIGKILL in the middle of 
   });
 
   it("completes the job exactly once after another worker takes over the expired lease", { timeout: 600_000 }, async () => {
-    const database = await migratedDatabase();
-    cleanup.push(() => database.close());
-    const events = await createTestDatabase("events");
-    cleanup.push(() => events.drop());
-    const media = await startMediaServer();
-    cleanup.push(() => media.close());
-    const api = await startTranscriptionApi(database.db, media.url);
-    cleanup.push(() => api.close());
+    const { database, media, api, dir, env } = await workerTestStack(cleanup, "kill", {
+      JOB_LEASE_SECONDS: "3",
+      TRANSCRIBE_CHUNK_SECONDS: "7",
+      TRANSCRIBE_CHUNK_OVERLAP_SECONDS: "2",
+      TRANSCRIBE_TIME_FACTOR: "30",
+    });
 
-    const dir = await mkdtemp(path.join(tmpdir(), "transcribe-kill-"));
     const clips = [];
     for (const sentence of SENTENCES) clips.push((await synthesize(sentence, { dir })).path);
     const audio = concatWavs(clips, path.join(dir, "kill.wav"));
@@ -55,24 +45,6 @@ describe.skipIf(engineUnavailable)("worker killed with SIGKILL in the middle of 
     const file = media.addFile({ userId, audioPath: audio.path, duration: audio.duration });
     const created = await api.client.createTranscription({ userId, fileId: file.id, settings: { model: "whisper-tiny.en", language: "en" } });
 
-    const env = {
-      DATABASE_URL: database.url,
-      EVENT_BUS_DATABASE_URL: events.url,
-      MEDIA_URL: media.url,
-      PORT: "0",
-      LOG_LEVEL: "info",
-      NODE_ENV: "test",
-      DATA_DIR: dir,
-      WHISPER_PYTHON: whisperPython,
-      WHISPER_MODELS_DIR: whisperModelsDir,
-      WHISPER_DOWNLOAD: "false",
-      WHISPER_THREADS: "2",
-      JOB_LEASE_SECONDS: "3",
-      JOB_POLL_MS: "200",
-      TRANSCRIBE_CHUNK_SECONDS: "7",
-      TRANSCRIBE_CHUNK_OVERLAP_SECONDS: "2",
-      TRANSCRIBE_TIME_FACTOR: "30",
-    };
     const firstOutput: string[] = [];
     const first = startWorker(env, firstOutput);
     cleanup.push(async () => first.kill("SIGKILL"));

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { skipWhen } from "@transcribe/platform/testing";
-import { isModelDir } from "../../../services/transcription/src/engines/local/models.js";
-import { defaultModelsDir, defaultVenvDir, venvPython } from "../../../services/transcription/src/provision/provision.js";
+import { isModelDir } from "@transcribe/transcription/engines/local/models";
+import { defaultModelsDir, defaultVenvDir, venvPython } from "@transcribe/transcription/provision/provision";
 
 // Where `npm test` (scripts/prepare-tests.ts) and `npm start` put them, unless told otherwise.
 export const whisperPython = process.env.WHISPER_PYTHON || venvPython(process.env.WHISPER_VENV || defaultVenvDir);

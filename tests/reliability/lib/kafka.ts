@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "@transcribe/platform/testing";
-import { repoRoot } from "../../../deploy/embedded/src/config.js";
+import { repoRoot } from "@transcribe/embedded/config";
 
 const run = promisify(execFile);
 const script = path.join(repoRoot, "deploy/kafka/kafka.sh");

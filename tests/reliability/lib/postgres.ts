@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
-import { repoRoot } from "../../../deploy/embedded/src/config.js";
+import { repoRoot } from "@transcribe/embedded/config";
 
 /**
  * A real PostgreSQL the test owns, so it can restart it: stop (a fast shutdown, which

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { SupervisedProcess } from "../../../deploy/embedded/src/supervisor.js";
-import { repoRoot } from "../../../deploy/embedded/src/config.js";
+import type { SupervisedProcess } from "@transcribe/embedded/supervisor";
+import { repoRoot } from "@transcribe/embedded/config";
 
 export interface SupervisedGroup {
   /** The current pid of a process (it changes when the supervisor starts it again). */

@@ -5,8 +5,8 @@
  * exits, writes their pids to <pidDir>/<name>.pid, and stops them all on SIGTERM.
  * Started as a child process so the services' logs go to the test's log file.
  */
-import { Supervisor, type SupervisedProcess } from "../../../deploy/embedded/src/supervisor.js";
-import { repoRoot } from "../../../deploy/embedded/src/config.js";
+import { Supervisor, type SupervisedProcess } from "@transcribe/embedded/supervisor";
+import { repoRoot } from "@transcribe/embedded/config";
 
 interface Spec {
   pidDir: string;

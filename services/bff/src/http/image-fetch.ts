@@ -1,15 +1,5 @@
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
-import {
-  AppError,
-  bareHost,
-  ForbiddenAddressError,
-  guardedLookup,
-  resolveAllowed,
-  systemResolver,
-  type AddressPolicy,
-  type HostResolver,
-} from "@transcribe/platform";
+import type { IncomingMessage } from "node:http";
+import { AppError, type AddressPolicy, checkOutboundUrl, type HostResolver, type OutboundMessages, openOutbound } from "@transcribe/platform";
 
 export const imageProxyMessages = {
   invalidUrl: "This is not a valid URL",
@@ -43,86 +33,42 @@ export interface FetchedImage {
 
 const invalid = (message: string) => new AppError("invalid_argument", message);
 
+const outboundMessages: OutboundMessages = {
+  ...imageProxyMessages,
+  failed: () => imageProxyMessages.failed,
+};
+
 /** Scheme, credentials and the host's addresses (every one must be allowed) before any request. */
-export async function checkImageUrl(raw: string, options: Pick<ImageFetchOptions, "policy" | "resolver">): Promise<URL> {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw invalid(imageProxyMessages.invalidUrl);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(imageProxyMessages.scheme);
-  if (url.username || url.password) throw invalid(imageProxyMessages.credentials);
-  try {
-    await resolveAllowed(bareHost(url), options.policy, options.resolver ?? systemResolver);
-  } catch (error) {
-    if (error instanceof ForbiddenAddressError) throw invalid(imageProxyMessages.forbidden);
-    throw invalid(imageProxyMessages.unresolvable(bareHost(url)));
-  }
-  return url;
+export function checkImageUrl(raw: string, options: Pick<ImageFetchOptions, "policy" | "resolver">): Promise<URL> {
+  return checkOutboundUrl(raw, { ...options, messages: outboundMessages });
 }
 
 /**
- * Fetches an image a user named: redirects followed by hand with every hop checked like
- * the first, connections resolved through the address guard (no DNS rebinding between
- * check and connect), no cookies or other caller headers, only raster image types, cut
- * off past maxBytes and timeoutMs. Refusals are AppErrors with a message for the user.
+ * Fetches an image a user named through the platform's outbound fetch (every hop checked,
+ * connections through the address guard), no cookies or other caller headers, only raster
+ * image types, cut off past maxBytes and timeoutMs. Refusals are AppErrors with a message
+ * for the user.
  */
 export async function fetchImage(rawUrl: string, options: ImageFetchOptions): Promise<FetchedImage> {
-  const signal = AbortSignal.timeout(options.timeoutMs);
-  let url = await checkImageUrl(rawUrl, options);
-  for (let hop = 0; ; hop++) {
-    const response = await request(url, options, signal);
-    const status = response.statusCode ?? 0;
-    if (status >= 300 && status < 400 && response.headers.location) {
-      response.resume();
-      if (hop >= (options.maxRedirects ?? 3)) throw invalid(imageProxyMessages.tooManyRedirects);
-      let next: URL;
-      try {
-        next = new URL(response.headers.location, url);
-      } catch {
-        throw invalid(imageProxyMessages.failed);
-      }
-      url = await checkImageUrl(next.href, options);
-      continue;
-    }
-    if (status < 200 || status >= 300) {
-      response.resume();
-      throw invalid(imageProxyMessages.status(status));
-    }
-    const contentType = (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-    if (!(PROXIED_IMAGE_TYPES as readonly string[]).includes(contentType)) {
-      response.destroy();
-      throw invalid(imageProxyMessages.notImage);
-    }
-    const declared = Number(response.headers["content-length"] ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > options.maxBytes) {
-      response.destroy();
-      throw invalid(imageProxyMessages.tooLarge);
-    }
-    return { contentType, body: await readLimited(response, options.maxBytes, signal) };
-  }
-}
-
-function request(url: URL, options: ImageFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
-  const client = url.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = client.request(url, {
-      method: "GET",
-      agent: false,
-      lookup: guardedLookup(options.policy, options.resolver ?? systemResolver),
-      signal,
-      headers: { "user-agent": "transcribe-image-proxy/1", accept: "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9" },
-    });
-    req.once("response", resolve);
-    req.once("error", (error) => {
-      if (error instanceof ForbiddenAddressError || (error as { code?: string }).code === "EFORBIDDENADDRESS") {
-        return reject(invalid(imageProxyMessages.forbidden));
-      }
-      reject(invalid(signal.aborted ? imageProxyMessages.timeout : imageProxyMessages.failed));
-    });
-    req.end();
+  const { response, signal } = await openOutbound(rawUrl, {
+    policy: options.policy,
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+    messages: outboundMessages,
+    maxRedirects: options.maxRedirects ?? 3,
+    timeoutMs: options.timeoutMs,
+    headers: { "user-agent": "transcribe-image-proxy/1", accept: "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9" },
   });
+  const contentType = (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!(PROXIED_IMAGE_TYPES as readonly string[]).includes(contentType)) {
+    response.destroy();
+    throw invalid(imageProxyMessages.notImage);
+  }
+  const declared = Number(response.headers["content-length"] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    response.destroy();
+    throw invalid(imageProxyMessages.tooLarge);
+  }
+  return { contentType, body: await readLimited(response, options.maxBytes, signal) };
 }
 
 async function readLimited(response: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {

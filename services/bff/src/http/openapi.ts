@@ -2,7 +2,6 @@ import fastifySwagger from "@fastify/swagger";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { globalRegistry, type ZodType, z } from "zod";
-import { apiErrorSchema } from "./api-error.js";
 
 /**
  * The OpenAPI document is generated from the same zod schemas and route definitions the

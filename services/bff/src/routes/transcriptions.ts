@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
-import { AppError } from "@transcribe/platform";
+import { AppError, enumNames } from "@transcribe/platform";
 import type { MediaService } from "@transcribe/proto/media/v1/media";
 import {
   Provider,
   ResponseFormat,
   TimestampGranularity,
-  TranscriptionStatus,
+  type TranscriptionStatus,
+  TranscriptionStatusSchema,
   type Model,
   type Transcription,
   type TranscriptionListItem,
@@ -29,17 +30,11 @@ import { security } from "../http/openapi.js";
  * If-None-Match gets 304 with no body while nothing changed (docs/api.md).
  */
 
-const statusNames = {
-  [TranscriptionStatus.UNSPECIFIED]: "pending",
-  [TranscriptionStatus.PENDING]: "pending",
-  [TranscriptionStatus.PROCESSING]: "processing",
-  [TranscriptionStatus.TRANSCRIBING]: "transcribing",
-  [TranscriptionStatus.COMPLETED]: "completed",
-  [TranscriptionStatus.FAILED]: "failed",
-  [TranscriptionStatus.DELETED]: "deleted",
-} as const;
 const statusValues = ["pending", "processing", "transcribing", "completed", "failed"] as const;
-const statusFromName = Object.fromEntries(Object.entries(statusNames).map(([k, v]) => [v, Number(k)])) as Record<string, TranscriptionStatus>;
+type StatusName = (typeof statusValues)[number] | "deleted";
+const transcriptionStatus = enumNames<TranscriptionStatus>(TranscriptionStatusSchema);
+/** The API's name of a status (an unset one reads as pending). */
+const statusName = (status: TranscriptionStatus) => (transcriptionStatus.name(status) ?? "pending") as StatusName;
 
 const providerNames = {
   [Provider.UNSPECIFIED]: "local",
@@ -291,7 +286,7 @@ function toItem(item: TranscriptionListItem): z.infer<typeof listItemSchema> {
     display_name: item.displayName,
     duration: item.duration,
     model: item.model,
-    status: statusNames[item.status] === "deleted" ? "pending" : (statusNames[item.status] as (typeof statusValues)[number]),
+    status: statusName(item.status) === "deleted" ? "pending" : (statusName(item.status) as (typeof statusValues)[number]),
     uploaded_at: iso(item.uploadedAt),
   };
 }
@@ -303,7 +298,7 @@ function toDetail(t: Transcription): z.infer<typeof detailSchema> {
   return {
     id: t.id,
     display_name: t.displayName,
-    status: statusNames[t.status],
+    status: statusName(t.status),
     ...(t.error ? { error: t.error } : {}),
     ...(t.progress ? { progress: t.progress } : {}),
     ...(t.config
@@ -408,7 +403,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
         userId: userId(request),
         limit,
         offset,
-        ...(status ? { status: statusFromName[status] } : {}),
+        ...(status ? { status: transcriptionStatus.value(status) } : {}),
         ...(q ? { query: q } : {}),
         itemsAsJson: true,
       });

@@ -1,5 +1,5 @@
 import { rm } from "node:fs/promises";
-import { processes } from "../../../../deploy/embedded/src/services.js";
+import { processes } from "@transcribe/embedded/services";
 import { getHealth, newStackDataDir, ownStackEnv, type RunningStack, startStack, waitFor } from "../../../../deploy/embedded/test/stack.js";
 import { Browser } from "../../../auth/test/harness.js";
 

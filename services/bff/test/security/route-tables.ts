@@ -1,8 +1,8 @@
 import { createLogger, loadConfig } from "@transcribe/platform";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { createAuth } from "../../../auth/src/auth.js";
-import { authConfigSchema } from "../../../auth/src/config.js";
+import { createAuth } from "@transcribe/auth/auth";
+import { authConfigSchema } from "@transcribe/auth/config";
 import { buildBff } from "../../src/app.js";
 import { bffConfigSchema } from "../../src/config.js";
 import type { RouteEntry } from "../../src/http/route-table.js";

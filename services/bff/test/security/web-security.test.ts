@@ -9,7 +9,7 @@ import { freePort } from "@transcribe/platform/testing";
 import { sql } from "kysely";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../../../../deploy/embedded/src/config.js";
+import { repoRoot } from "@transcribe/embedded/config";
 import { type AuthHarness, Browser, startAuth } from "../../../auth/test/harness.js";
 import { type MediaHarness, startMedia } from "../../../media/test/harness.js";
 import { buildBff } from "../../src/app.js";

@@ -1,5 +1,5 @@
 import { AppError, type Logger } from "@transcribe/platform";
-import { BillingService, SubscriptionStatus, Tier } from "@transcribe/proto/billing/v1/billing";
+import { type BillingService, SubscriptionStatus, Tier } from "@transcribe/proto/billing/v1/billing";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type Stripe from "stripe";
 import { type BillingConfig, paymentsEnabled } from "../config.js";

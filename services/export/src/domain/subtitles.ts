@@ -11,7 +11,7 @@ export function renderSrt(transcript: Transcript, options: CueOptions = {}): str
     .map((cue, index) => {
       // The speaker's name leads the first cue of each turn.
       const lines = cue.lines.map((line, i) => (i === 0 && cue.turnStart ? `${cue.speaker}: ${line}` : line).replaceAll("-->", "->"));
-      return [String(index + 1), timing(cue, ","), ...lines].join("\r\n") + "\r\n";
+      return `${[String(index + 1), timing(cue, ","), ...lines].join("\r\n")}\r\n`;
     })
     .join("\r\n");
 }
@@ -22,7 +22,7 @@ export function renderVtt(transcript: Transcript, options: CueOptions = {}): str
   const cues = buildCues(transcript.segments, options).map((cue) =>
     [timing(cue, "."), ...cue.lines.map((line, i) => (i === 0 && cue.speaker ? `<v ${escapeVtt(cue.speaker)}>` : "") + escapeVtt(line))].join("\n"),
   );
-  return ["WEBVTT", ...cues].join("\n\n") + "\n";
+  return `${["WEBVTT", ...cues].join("\n\n")}\n`;
 }
 
 function timing(cue: Cue, separator: "," | "."): string {

@@ -1,21 +1,10 @@
-import { AppError } from "@transcribe/platform";
+import { AppError, contentTypeForFileName, normalizeUploadContentType, UPLOAD_CONTENT_TYPES } from "@transcribe/platform";
 
 /**
  * Spec §5: the types an upload may declare, each with the extension its raw object
- * gets. The order is the order the refusal message lists them in (the web form's too).
+ * gets (the platform's table, shared with the BFF).
  */
-export const ALLOWED_CONTENT_TYPES = {
-  "audio/mpeg": "mp3",
-  "audio/wav": "wav",
-  "audio/x-wav": "wav",
-  "audio/mp4": "m4a",
-  "audio/x-m4a": "m4a",
-  "audio/flac": "flac",
-  "audio/ogg": "ogg",
-  "audio/webm": "webm",
-  "video/mp4": "mp4",
-  "video/webm": "webm",
-} as const;
+export const ALLOWED_CONTENT_TYPES = UPLOAD_CONTENT_TYPES;
 export type AllowedContentType = keyof typeof ALLOWED_CONTENT_TYPES;
 
 export const MB = 1024 * 1024;
@@ -91,28 +80,10 @@ export function hasExtension(fileName: string): boolean {
 }
 
 /** The allowed type a declared value stands for (case and parameters ignored), or undefined. */
-export function normalizeContentType(value: string): AllowedContentType | undefined {
-  const bare = value.split(";")[0]?.trim().toLowerCase() ?? "";
-  return bare in ALLOWED_CONTENT_TYPES ? (bare as AllowedContentType) : undefined;
-}
+export const normalizeContentType = normalizeUploadContentType;
 
 /** The type an import gets from a URL's extension when the server says only "binary". */
-export function contentTypeForExtension(fileName: string): AllowedContentType | undefined {
-  const extension = fileName.split(".").pop()?.toLowerCase();
-  const byExtension: Record<string, AllowedContentType> = {
-    mp3: "audio/mpeg",
-    wav: "audio/wav",
-    m4a: "audio/mp4",
-    flac: "audio/flac",
-    ogg: "audio/ogg",
-    oga: "audio/ogg",
-    opus: "audio/ogg",
-    weba: "audio/webm",
-    webm: "video/webm",
-    mp4: "video/mp4",
-  };
-  return extension ? byExtension[extension] : undefined;
-}
+export const contentTypeForExtension = contentTypeForFileName;
 
 // ---- object keys ---------------------------------------------------------------------
 

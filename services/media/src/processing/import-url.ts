@@ -1,17 +1,15 @@
 import { createWriteStream } from "node:fs";
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
+import type { IncomingMessage } from "node:http";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   addressPolicy as sharedAddressPolicy,
   AppError,
-  bareHost,
-  ForbiddenAddressError,
-  guardedLookup,
+  checkOutboundUrl,
   isAllowedAddress,
-  resolveAllowed,
+  openOutbound,
   type AddressPolicy,
+  type OutboundMessages,
 } from "@transcribe/platform";
 import { ALLOWED_CONTENT_TYPES, contentTypeForExtension, hasExtension, messages, normalizeContentType, type AllowedContentType } from "../domain/rules.js";
 
@@ -34,23 +32,11 @@ export function addressPolicy(allowCidrs: readonly string[]): AddressPolicy {
   return sharedAddressPolicy(allowCidrs, "MEDIA_IMPORT_ALLOW_CIDRS");
 }
 
+const outboundMessages: OutboundMessages = { ...importMessages, forbidden: importMessages.forbiddenAddress };
+
 /** Checks a URL before any request: scheme, credentials, and where its host resolves. */
-export async function checkImportUrl(raw: string, policy: AddressPolicy): Promise<URL> {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw invalid(importMessages.invalidUrl);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(importMessages.scheme);
-  if (url.username || url.password) throw invalid(importMessages.credentials);
-  const host = bareHost(url);
-  try {
-    await resolveAllowed(host, policy);
-  } catch (error) {
-    throw error instanceof ForbiddenAddressError ? invalid(importMessages.forbiddenAddress) : invalid(importMessages.unresolvable(host));
-  }
-  return url;
+export function checkImportUrl(raw: string, policy: AddressPolicy): Promise<URL> {
+  return checkOutboundUrl(raw, { policy, messages: outboundMessages });
 }
 
 export interface FetchedFile {
@@ -72,29 +58,15 @@ export interface FetchOptions {
  * soon as it passes the size limit. Refusals are AppErrors with a message for the user.
  */
 export async function fetchToFile(rawUrl: string, destination: string, options: FetchOptions): Promise<FetchedFile> {
-  const signal = AbortSignal.timeout(options.timeoutMs);
-  let url = await checkImportUrl(rawUrl, options.policy);
-  for (let hop = 0; ; hop++) {
-    const response = await request(url, options.policy, signal);
-    const status = response.statusCode ?? 0;
-    if (status >= 300 && status < 400 && response.headers.location) {
-      response.resume();
-      if (hop >= (options.maxRedirects ?? 5)) throw invalid(importMessages.tooManyRedirects);
-      let next: URL;
-      try {
-        next = new URL(response.headers.location, url);
-      } catch {
-        throw invalid(importMessages.failed("it redirects to an invalid URL"));
-      }
-      url = await checkImportUrl(next.href, options.policy);
-      continue;
-    }
-    if (status < 200 || status >= 300) {
-      response.resume();
-      throw invalid(importMessages.status(status));
-    }
-    return await receive(response, url, destination, options, signal);
-  }
+  const { response, url, signal } = await openOutbound(rawUrl, {
+    policy: options.policy,
+    messages: outboundMessages,
+    maxRedirects: options.maxRedirects ?? 5,
+    timeoutMs: options.timeoutMs,
+    idleTimeoutMs: 30_000,
+    headers: { "user-agent": "transcribe-media-import/1", accept: "audio/*, video/*;q=0.9, */*;q=0.5" },
+  });
+  return await receive(response, url, destination, options, signal);
 }
 
 async function receive(
@@ -132,32 +104,6 @@ async function receive(
     contentType,
     size: counter.bytes,
   };
-}
-
-function request(url: URL, policy: AddressPolicy, signal: AbortSignal): Promise<IncomingMessage> {
-  const client = url.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = client.request(url, {
-      method: "GET",
-      // A fresh connection per hop, resolved through the guard: no pooled socket to an
-      // address checked for another host.
-      agent: false,
-      lookup: guardedLookup(policy),
-      signal,
-      headers: { "user-agent": "transcribe-media-import/1", accept: "audio/*, video/*;q=0.9, */*;q=0.5" },
-      timeout: 30_000,
-    });
-    req.once("response", resolve);
-    req.once("timeout", () => req.destroy(new Error("no answer within 30 s")));
-    req.once("error", (error) => {
-      if (error instanceof ForbiddenAddressError || (error as { code?: string }).code === "EFORBIDDENADDRESS") {
-        return reject(invalid(importMessages.forbiddenAddress));
-      }
-      if (signal.aborted) return reject(invalid(importMessages.timeout));
-      reject(invalid(importMessages.failed(error.message)));
-    });
-    req.end();
-  });
 }
 
 class SizeLimit extends Transform {

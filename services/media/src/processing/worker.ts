@@ -316,7 +316,7 @@ export class ProcessingWorker {
     const files = this.#files;
     const stillThere = await files.db.transaction().execute(async (trx) => {
       const current = await findFile(trx, row.id, { forUpdate: true });
-      if (!current || current.status !== "processing") return false;
+      if (current?.status !== "processing") return false;
       await trx
         .updateTable("files")
         .set({
@@ -355,7 +355,7 @@ export class ProcessingWorker {
     const files = this.#files;
     await files.db.transaction().execute(async (trx) => {
       const current = await findFile(trx, row.id, { forUpdate: true });
-      if (!current || current.status !== "processing") return;
+      if (current?.status !== "processing") return;
       await trx
         .updateTable("files")
         .set({ status: "failed", error: reason, processed_key: null, chunks: [], lease_until: null, updated_at: sql`now()` })

@@ -53,14 +53,15 @@ export function parseGrants(text: string | undefined): { grants: Record<string, 
       problems.push(`"${entry}" is not caller=package.Service/Method (or /*)`);
       continue;
     }
-    (grants[match[1]!] ??= []).push(match[2]!);
+    const [, caller, method] = match;
+    grants[caller!] = [...(grants[caller!] ?? []), method!];
   }
   return { grants, problems };
 }
 
 export function mergeGrants(...sets: Grants[]): Grants {
   const merged: Record<string, string[]> = {};
-  for (const set of sets) for (const [caller, list] of Object.entries(set)) (merged[caller] ??= []).push(...list);
+  for (const set of sets) for (const [caller, list] of Object.entries(set)) merged[caller] = [...(merged[caller] ?? []), ...list];
   return merged;
 }
 

@@ -46,7 +46,13 @@ export function startChildConsumer(env: Record<string, string | undefined>): Chi
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`No line ${pattern} within ${timeoutMs} ms; stderr:\n${stderr}`)), timeoutMs);
         void exited.then((how) => reject(new Error(`Consumer exited (${how}) before ${pattern}; stderr:\n${stderr}`)));
-        waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+        waiters.push({
+          pattern,
+          resolve: (line) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        });
       });
     },
   };

@@ -20,7 +20,7 @@ describe("assertValidKey", () => {
     "..a",
     "a/b/c/d/e/f",
     "x".repeat(200),
-    `${"x".repeat(200)}/`.repeat(5).slice(0, MAX_KEY_LENGTH - 1) + "y",
+    `${`${"x".repeat(200)}/`.repeat(5).slice(0, MAX_KEY_LENGTH - 1)}y`,
   ])("accepts %j", (key) => {
     expect(codeOf(() => assertValidKey(key))).toBeUndefined();
   });

@@ -12,6 +12,7 @@ import {
   TranscriptionResultSchema,
   TranscriptionSchema,
   TranscriptionStatus,
+  TranscriptionStatusSchema,
   WordSchema,
   RevisionSchema,
   RevisionChangesSchema,
@@ -21,6 +22,7 @@ import {
   type Transcription,
   type TranscriptionListItem,
 } from "@transcribe/proto/transcription/v1/transcription";
+import { enumNames } from "@transcribe/platform";
 import type { RevisionRow, TranscriptionRow } from "../db/schema.js";
 import type { ChangeSummary } from "../domain/edit-timing.js";
 import type { RevisionView } from "../editing.js";
@@ -28,21 +30,15 @@ import type { ProviderName } from "../domain/models.js";
 import type { Granularity, ResponseFormat as Format, SettingsInput } from "../domain/settings.js";
 import type { Status } from "../domain/status.js";
 
-const statusToProto: Record<Status, TranscriptionStatus> = {
-  pending: TranscriptionStatus.PENDING,
-  processing: TranscriptionStatus.PROCESSING,
-  transcribing: TranscriptionStatus.TRANSCRIBING,
-  completed: TranscriptionStatus.COMPLETED,
-  failed: TranscriptionStatus.FAILED,
-  deleted: TranscriptionStatus.DELETED,
-};
+/** The database's status names are the proto enum's (domain/status.ts lists the same ones). */
+const statusNames = enumNames<TranscriptionStatus>(TranscriptionStatusSchema);
 
 export function toProtoStatus(status: Status): TranscriptionStatus {
-  return statusToProto[status];
+  return statusNames.value(status) ?? TranscriptionStatus.UNSPECIFIED;
 }
 
 export function fromProtoStatus(status: TranscriptionStatus): Status | undefined {
-  return (Object.entries(statusToProto) as Array<[Status, TranscriptionStatus]>).find(([, v]) => v === status)?.[0];
+  return statusNames.name(status) as Status | undefined;
 }
 
 export const providerToProto: Record<ProviderName, Provider> = {

@@ -14,7 +14,7 @@ import { FileStatus, type File, type MediaService } from "@transcribe/proto/medi
 import {
   ModelSchema,
   SpeakerSchema,
-  TranscriptionService,
+  type TranscriptionService,
   TranscriptionStatus,
 } from "@transcribe/proto/transcription/v1/transcription";
 import { sql } from "kysely";

@@ -17,7 +17,7 @@ function size(bytes: number | undefined): string {
 
 function languagesOf(model: SpeechModel): string {
   const codes = model.languages.filter((l) => l !== "auto");
-  return codes.length === 1 ? codes[0]!.toUpperCase() + " only" : `${codes.length} languages`;
+  return codes.length === 1 ? `${codes[0]!.toUpperCase()} only` : `${codes.length} languages`;
 }
 
 /** Shown only to an administrator; renders nothing for everyone else. */

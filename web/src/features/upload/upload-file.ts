@@ -2,7 +2,7 @@
 // spec's exact messages, the duration read from a media element, and the PUT of the bytes
 // with progress (fetch cannot report upload progress, XMLHttpRequest can).
 import { httpErrorMessage } from "../../lib/api/errors";
-import { ALLOWED_CONTENT_TYPES, type AllowedContentType, uploadRequestSchema } from "../../lib/api/schemas";
+import { type AllowedContentType, uploadRequestSchema } from "../../lib/api/schemas";
 
 /** Browsers leave `type` empty for some files (often .m4a/.flac on Windows): guess from the extension. */
 const CONTENT_TYPE_BY_EXTENSION: Record<string, AllowedContentType> = {

@@ -1,0 +1,19 @@
+// The preamble every signed-in browser journey shares: its arguments
+// (`node web/e2e/<name>.mjs <base-url> <mail-catcher-url> [screenshot-dir]`) and the time
+// limits a busy machine may need (E2E_TIMEOUT_MS for a page, E2E_PROCESSING_TIMEOUT_MS for
+// media's processing, E2E_TRANSCRIPTION_TIMEOUT_MS for a transcription).
+import path from "node:path";
+
+export const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
+export const PROCESSING_TIMEOUT_MS = Number(process.env.E2E_PROCESSING_TIMEOUT_MS ?? 120_000);
+export const TRANSCRIPTION_TIMEOUT_MS = Number(process.env.E2E_TRANSCRIPTION_TIMEOUT_MS ?? 300_000);
+
+/** The journey's arguments, or its usage line and exit 2 when the base or mail URL is missing. */
+export function journeyArgs(scriptUrl) {
+  const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
+  if (!baseUrl || !mailUrl) {
+    console.error(`usage: node web/e2e/${path.basename(new URL(scriptUrl).pathname)} <base-url> <mail-catcher-url> [screenshot-dir]`);
+    process.exit(2);
+  }
+  return { baseUrl, mailUrl, screenshotDir };
+}
