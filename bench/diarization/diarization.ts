@@ -5,8 +5,8 @@
  *
  *   npm run bench:diarization [-- --smoke] [-- --long-minutes 60]
  *
- * 1. Real meetings: every AMI excerpt of /work/shared/data/diarization (or
- *    DIARIZATION_DATA_DIR), each diarized, written as RTTM (the export's line format) and
+ * 1. Real meetings: every AMI excerpt of shared/data/diarization beside the clone (or
+ *    /work/shared/data/diarization, or DIARIZATION_DATA_DIR), each diarized, written as RTTM (the export's line format) and
  *    scored from that RTTM against the human one: DER with a 0.25 s collar, overlapping
  *    speech scored, 0–30 s; speakers found vs true. Mean over all but the almost silent
  *    ami_trn02. Smoke: two excerpts.
@@ -36,9 +36,13 @@ const smoke = isSmoke();
 const longArg = process.argv.indexOf("--long-minutes");
 const longMinutes = longArg > 0 ? Number(process.argv[longArg + 1]) : smoke ? 2 : 60;
 const weights = process.env.DIARIZATION_WEIGHTS ?? path.join(modelsDir, "speaker-encoder", SPEAKER_WHEEL);
-const amiDir = process.env.DIARIZATION_DATA_DIR ?? "/work/shared/data/diarization";
+// The project's shared data sits beside the clone (CI) or at the workspace root.
+const amiCandidates = process.env.DIARIZATION_DATA_DIR
+  ? [process.env.DIARIZATION_DATA_DIR]
+  : [path.join(repoRoot, "..", "shared", "data", "diarization"), "/work/shared/data/diarization"];
+const amiDir = amiCandidates.find((dir) => existsSync(path.join(dir, "ami_dev01.wav"))) ?? amiCandidates[0]!;
 if (!existsSync(weights)) throw new Error(`no speaker-encoder weights at ${weights} (deploy/models/fetch-models.sh speaker-encoder)`);
-if (!existsSync(amiDir)) throw new Error(`no AMI excerpts in ${amiDir} (DIARIZATION_DATA_DIR)`);
+if (!existsSync(amiDir)) throw new Error(`no AMI excerpts in ${amiCandidates.join(" or ")} (DIARIZATION_DATA_DIR)`);
 const NOT_IN_MEAN = new Set(["ami_trn02"]); // almost silent: 0.7 s of speech
 const SMOKE_EXCERPTS = new Set(["ami_dev01", "ami_trn03"]);
 

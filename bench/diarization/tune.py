@@ -2,7 +2,7 @@
 """How the diarizer's clustering parameters were chosen (decision 0020): leave-one-out over
 the AMI excerpts, so each excerpt is scored with parameters picked on the other nine.
 
-  <engine-venv>/bin/python bench/diarization/tune.py [--data /work/shared/data/diarization]
+  <engine-venv>/bin/python bench/diarization/tune.py [--data <shared>/data/diarization]
 
 Embeddings are computed once per excerpt (the diarizer's own embed_file) and cached in a
 temporary folder; the grid is then cheap. Prints, per held-out excerpt, the parameters the
@@ -12,6 +12,7 @@ leave-one-out mean, and the same for NME-SC spectral clustering (tried, not adop
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import pickle
 import sys
@@ -76,10 +77,15 @@ def spectral_nme(embeddings: np.ndarray, k_max: int = 8) -> np.ndarray:
 
 
 def main() -> None:
-    data = sys.argv[sys.argv.index("--data") + 1] if "--data" in sys.argv else os.environ.get("DIARIZATION_DATA_DIR", "/work/shared/data/diarization")
+    beside_clone = os.path.join(HERE, "..", "..", "..", "shared", "data", "diarization")
+    default = beside_clone if os.path.isdir(beside_clone) else "/work/shared/data/diarization"
+    data = sys.argv[sys.argv.index("--data") + 1] if "--data" in sys.argv else os.environ.get("DIARIZATION_DATA_DIR", default)
     weights = os.environ.get("DIARIZATION_WEIGHTS") or os.path.expanduser("~/.cache/transcribe/models/speaker-encoder/Resemblyzer-0.1.4-py3-none-any.whl")
     encoder = diarizer.Encoder(diarizer.load_weights(weights))
-    cache = os.path.join(tempfile.gettempdir(), "diarization-tune-" + diarizer.__name__)
+    # Keyed by the diarizer's source, so a changed front end is never scored from old embeddings.
+    with open(diarizer.__file__, "rb") as f:
+        version = hashlib.sha256(f.read()).hexdigest()[:12]
+    cache = os.path.join(tempfile.gettempdir(), "diarization-tune-" + version)
     os.makedirs(cache, exist_ok=True)
     files = sorted(glob.glob(os.path.join(data, "*.wav")))
     names = [os.path.basename(f)[:-4] for f in files]

@@ -10,9 +10,11 @@ prints one JSON line: {"ok": true, "result": {"turns": [{"start", "end", "speake
 Pipeline (decision 0020): Silero VAD (the ONNX model inside faster-whisper's wheel) finds
 speech; every 1.6 s window of speech (hop 0.8 s) gets a d-vector from Resemblyzer's GE2E
 speaker encoder (3-layer LSTM 256 + linear, weights from its PyPI wheel) run here in
-numpy, so no torch; the windows of the whole file are clustered together (average-linkage
-agglomerative on cosine distance, stopped at a tuned threshold, bounded by min/max
-speakers), and each stretch of speech gets the speaker of the nearest window centre.
+numpy, so no torch; each window's vector is averaged with its contiguous neighbours, the
+windows of the whole file are clustered together (average-linkage agglomerative on cosine
+distance, stopped at a threshold chosen by leave-one-out on real meetings, bounded by
+min/max speakers; clusters too small to be a person join their nearest speaker), and each
+stretch of speech gets the speaker of the nearest window centre.
 Audio is streamed from ffmpeg in blocks, so memory grows only with the number of windows
 (1 KiB each), and clustering runs on at most MAX_CLUSTER_WINDOWS of them.
 """
