@@ -27,6 +27,7 @@ export const benchmarks = {
   upload: "bench/upload/upload.ts",
   exports: "bench/exports/exports.ts",
   search: "bench/search/search.ts",
+  diarization: "bench/diarization/diarization.ts",
 } as const;
 type Name = keyof typeof benchmarks;
 

@@ -10,9 +10,11 @@ prints one JSON line: {"ok": true, "result": {"turns": [{"start", "end", "speake
 Pipeline (decision 0020): Silero VAD (the ONNX model inside faster-whisper's wheel) finds
 speech; every 1.6 s window of speech (hop 0.8 s) gets a d-vector from Resemblyzer's GE2E
 speaker encoder (3-layer LSTM 256 + linear, weights from its PyPI wheel) run here in
-numpy, so no torch; the windows of the whole file are clustered together (average-linkage
-agglomerative on cosine distance, stopped at a tuned threshold, bounded by min/max
-speakers), and each stretch of speech gets the speaker of the nearest window centre.
+numpy, so no torch; each window's vector is averaged with its contiguous neighbours, the
+windows of the whole file are clustered together (average-linkage agglomerative on cosine
+distance, stopped at a threshold chosen by leave-one-out on real meetings, bounded by
+min/max speakers; clusters too small to be a person join their nearest speaker), and each
+stretch of speech gets the speaker of the nearest window centre.
 Audio is streamed from ffmpeg in blocks, so memory grows only with the number of windows
 (1 KiB each), and clustering runs on at most MAX_CLUSTER_WINDOWS of them.
 """
@@ -46,10 +48,18 @@ WINDOW_SECONDS = WINDOW_FRAMES * HOP / SAMPLE_RATE
 STEP_SECONDS = 0.8
 MIN_REGION_SECONDS = 0.4
 BLOCK_SECONDS = 60.0
-# Tuned on synthetic voices and the AMI excerpts (bench/diarization): cosine distance
-# between cluster averages above which two clusters are different people.
-DEFAULT_THRESHOLD = 0.30
+# Cosine distance between cluster averages above which two clusters are different people
+# (on context-averaged embeddings; chosen by leave-one-out, bench/diarization/tune.py).
+DEFAULT_THRESHOLD = 0.25
 MAX_CLUSTER_WINDOWS = 2000
+VAD_THRESHOLD = 0.3
+# A cluster holding less than this share of the file's windows is not a speaker of its own
+# (chosen with the threshold by leave-one-out over the AMI excerpts; decision 0020).
+MIN_SPEAKER_SHARE = 0.10
+MAX_MIN_SPEAKER_WINDOWS = 30  # 24 s of speech at the 0.8 s step
+# Each window's embedding is averaged with this many contiguous neighbours on each side
+# before clustering (1: 3.2 s of speech per vector instead of 1.6 s).
+CONTEXT_WINDOWS = 1
 WEIGHTS_MEMBER = "resemblyzer/pretrained.pt"
 BATCH = 32
 
@@ -271,7 +281,7 @@ def audio_blocks(path: str):
         raise DiarizeError("bad_audio", f"Cannot decode audio: {stderr[-1] if stderr else 'ffmpeg failed'}")
 
 
-def speech_regions(block: np.ndarray, offset: float) -> list:
+def speech_regions(block: np.ndarray, offset: float, threshold: float = 0.3) -> list:
     from faster_whisper.vad import VadOptions, get_speech_timestamps
 
     # Far-field meeting audio sits near −40 dBFS; Silero misses much of it at that level, so
@@ -279,7 +289,7 @@ def speech_regions(block: np.ndarray, offset: float) -> list:
     peak = float(np.abs(block).max()) if len(block) else 0.0
     if peak > 0:
         block = block * min(10.0, 0.5 / peak)
-    options = VadOptions(threshold=0.3, min_silence_duration_ms=250, speech_pad_ms=60, min_speech_duration_ms=200)
+    options = VadOptions(threshold=threshold, min_silence_duration_ms=250, speech_pad_ms=60, min_speech_duration_ms=200)
     return [
         [offset + r["start"] / SAMPLE_RATE, offset + r["end"] / SAMPLE_RATE]
         for r in get_speech_timestamps(block, options, sampling_rate=SAMPLE_RATE)
@@ -371,13 +381,32 @@ def diarize(request: dict) -> dict:
     if not weights:
         raise DiarizeError("not_found", "No speaker-encoder weights configured")
     encoder = Encoder(load_weights(weights))
-    threshold = float(request.get("threshold") or DEFAULT_THRESHOLD)
     min_speakers = int(request.get("min_speakers") or 1)
     max_speakers = request.get("max_speakers")
     max_speakers = int(max_speakers) if max_speakers else None
     step = float(request.get("step") or STEP_SECONDS)
     cpu_started = _cpu_seconds()
+    duration, regions, windows, embeddings = embed_file(request["audio"], encoder, step)
+    threshold = float(request.get("threshold") or DEFAULT_THRESHOLD)
+    labels = assign_speakers(embeddings, windows, min_speakers, max_speakers, threshold)
+    turns = to_turns(regions, windows, labels)
+    return {
+        "turns": turns,
+        "speakers": sorted({t["speaker"] for t in turns}, key=lambda s: int(s[1:])),
+        "stats": {
+            "duration": round(duration, 3),
+            "speech_seconds": round(sum(r[1] - r[0] for r in regions), 3),
+            "windows": len(windows),
+            "run_seconds": round(time.monotonic() - started, 3),
+            "cpu_seconds": round(_cpu_seconds() - cpu_started, 3),
+            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        },
+    }
 
+
+def embed_file(audio: str, encoder: Encoder, step: float = STEP_SECONDS, vad_threshold: float | None = None):
+    """Streams the file once: speech regions (seconds), the embedded windows (start, end)
+    and their embeddings (windows × 256, unit vectors)."""
     regions: list = []  # merged speech regions, seconds
     windows: list = []  # (start, end) of each embedded window
     vectors: list = []  # its embedding
@@ -414,10 +443,10 @@ def diarize(request: dict) -> dict:
                     flush()
             done_until = region[1]
 
-    for block in audio_blocks(request["audio"]):
+    for block in audio_blocks(audio):
         offset = duration
         duration += len(block) / SAMPLE_RATE
-        for region in speech_regions(block, offset):
+        for region in speech_regions(block, offset, vad_threshold or VAD_THRESHOLD):
             if regions and region[0] - regions[-1][1] < 0.05:
                 regions[-1][1] = region[1]  # speech running across the block boundary
             else:
@@ -432,25 +461,51 @@ def diarize(request: dict) -> dict:
             buffer_start += cut / SAMPLE_RATE
     embed_regions(final=True)
     flush()
-    del buffer
-
     embeddings = np.concatenate(vectors) if vectors else np.zeros((0, 256), np.float32)
-    labels = cluster(embeddings, threshold, min_speakers, max_speakers)
-    if len(labels):
-        labels = absorb_small(embeddings, labels, min_speakers)
-    turns = to_turns(regions, windows, labels)
-    return {
-        "turns": turns,
-        "speakers": sorted({t["speaker"] for t in turns}, key=lambda s: int(s[1:])),
-        "stats": {
-            "duration": round(duration, 3),
-            "speech_seconds": round(sum(r[1] - r[0] for r in regions), 3),
-            "windows": len(windows),
-            "run_seconds": round(time.monotonic() - started, 3),
-            "cpu_seconds": round(_cpu_seconds() - cpu_started, 3),
-            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        },
-    }
+    return duration, regions, windows, embeddings
+
+
+def assign_speakers(
+    embeddings: np.ndarray,
+    windows: list,
+    min_speakers: int,
+    max_speakers: int | None,
+    threshold: float = DEFAULT_THRESHOLD,
+    context: int = CONTEXT_WINDOWS,
+    min_share: float = MIN_SPEAKER_SHARE,
+) -> np.ndarray:
+    """One label per window: context-averaged embeddings, clustered over the whole file,
+    then clusters too small to be a speaker joined to their nearest one."""
+    if not len(embeddings):
+        return np.zeros(0, np.int64)
+    smoothed = with_context(embeddings, windows, context)
+    labels = cluster(smoothed, threshold, min_speakers, max_speakers)
+    # On a long file the share is capped, so a participant with a few minutes of a long
+    # meeting still counts as a speaker.
+    min_windows = max(2, min(MAX_MIN_SPEAKER_WINDOWS, int(np.ceil(min_share * len(labels)))))
+    return absorb_small(smoothed, labels, min_speakers, min_windows)
+
+
+def with_context(embeddings: np.ndarray, windows: list, radius: int) -> np.ndarray:
+    """A 1.6 s window says little about a far-field voice (same-speaker and other-speaker
+    similarities overlap on AMI); the sum with its neighbours in the same stretch of speech
+    is a steadier estimate. Neighbours across a pause are never mixed in."""
+    if radius <= 0 or len(embeddings) < 2:
+        return embeddings
+    starts = np.array([s for s, _ in windows])
+    ends = np.array([e for _, e in windows])
+    joined = starts[1:] <= ends[:-1] + 0.01  # window k+1 continues window k
+    out = np.empty_like(embeddings)
+    for i in range(len(embeddings)):
+        lo = i
+        while lo > 0 and i - lo < radius and joined[lo - 1]:
+            lo -= 1
+        hi = i
+        while hi < len(embeddings) - 1 and hi - i < radius and joined[hi]:
+            hi += 1
+        total = embeddings[lo : hi + 1].sum(axis=0)
+        out[i] = total / max(float(np.linalg.norm(total)), 1e-9)
+    return out
 
 
 def _cpu_seconds() -> float:
