@@ -7,6 +7,8 @@ import { MediaService } from "@transcribe/proto/media/v1/media";
 import { TimestampGranularity, TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildConversation, DIALOGUE } from "../../../bench/diarization/conversation.js";
+import { applyEdit } from "../src/domain/edit-timing.js";
+import { assignSpeakers } from "../src/domain/speakers.js";
 import { SPEAKER_WHEEL, type DiarizerOptions } from "../src/engines/local/diarizer.js";
 import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { JobRunner } from "../src/worker/job-runner.js";
@@ -20,6 +22,41 @@ import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTra
 const weights = path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL);
 const unavailable = engineUnavailable ?? (existsSync(weights) ? undefined : `no speaker-encoder weights at ${weights}`);
 if (unavailable && process.env.CI) throw new Error(`The diarizer is required in CI: ${unavailable}`);
+
+describe("speaker turns and reassignment (rules)", () => {
+  const w = (word: string, start: number) => ({ word, start, end: start + 0.4 });
+  const segments = [
+    { start: 0, end: 0.9, text: " Hello there.", words: [w(" Hello", 0), w(" there.", 0.5)] },
+    { start: 3, end: 3.9, text: " Fine thanks.", words: [w(" Fine", 3), w(" thanks.", 3.5)] },
+  ];
+
+  it("keeps the diarizer's turns under the transcript's ids, a voice heard between words included", () => {
+    const { speakers, speakerTurns } = assignSpeakers(segments, [
+      { start: 0, end: 1.2, speaker: "S2" },
+      { start: 1.4, end: 2.6, speaker: "S3" }, // no word was written here
+      { start: 2.9, end: 4.1, speaker: "S1" },
+    ]);
+    expect(speakerTurns).toEqual([
+      { start: 0, end: 1.2, speaker: "S1" },
+      { start: 1.4, end: 2.6, speaker: "S3" },
+      { start: 2.9, end: 4.1, speaker: "S2" },
+    ]);
+    expect(speakers.map((s) => s.id)).toEqual(["S1", "S2", "S3"]);
+  });
+
+  it("a segment given to another speaker takes its words with it; the others stay as they were", () => {
+    const { segments: labelled } = assignSpeakers(segments, [
+      { start: 0, end: 1.2, speaker: "S1" },
+      { start: 2.9, end: 4.1, speaker: "S2" },
+    ]);
+    const base = labelled.map((s, id) => ({ ...s, id }));
+    const out = applyEdit(base, [{ id: 0, text: "Hello there.", speaker: "S2" }, { id: 1, text: "Fine thanks." }], 2);
+    expect(out.segments[0]!.speaker).toBe("S2");
+    expect(out.segments[0]!.words.map((x) => x.speaker)).toEqual(["S2", "S2"]);
+    expect(out.segments[1]).toBe(base[1]);
+    expect(out.changes.edited_segments).toEqual([0]);
+  });
+});
 
 describe.skipIf(unavailable)("a transcription with speakers always completes (real PostgreSQL, real engine and diarizer)", () => {
   let database: Awaited<ReturnType<typeof migratedDatabase>>;
