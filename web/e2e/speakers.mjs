@@ -181,7 +181,9 @@ try {
   await page.getByRole("button", { name: "Save", exact: true }).click();
   check("saving the reassignment makes revision 2", await visible(page.getByText("Saved as revision 2"), TIMEOUT_MS));
   await page.getByRole("button", { name: "History" }).click();
-  const listed = (await page.getByRole("list", { name: "Revisions" }).locator("li").allTextContents()).map((t) => t.replace(/\s+/g, " "));
+  const revisionItems = page.getByRole("list", { name: "Revisions" }).locator("li");
+  await revisionItems.nth(1).waitFor({ timeout: TIMEOUT_MS });
+  const listed = (await revisionItems.allTextContents()).map((t) => t.replace(/\s+/g, " "));
   const changedCount = expected.filter((s, i) => s !== before[i]).length;
   check(
     "the history shows the reassignment as an edit over the original",
