@@ -6,32 +6,14 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
-import {
-  Badge,
-  Button,
-  Card,
-  Dialog,
-  DialogContent,
-  DialogFooter,
-  Input,
-  Label,
-  Select,
-  SelectContent,
-  SelectItem,
-  SelectTrigger,
-} from "../../components/ui";
+import { Badge, Button, Card, Dialog, DialogContent, DialogFooter, Input, Label, Select, SelectContent, SelectItem, SelectTrigger } from "../../components/ui";
 import { ApiError } from "../../lib/api/errors";
 import { queryKeys } from "../../lib/api/product";
 import type { Segment, TranscriptionDetail } from "../../lib/api/schemas";
 import { formatDateTime, formatDuration } from "../../lib/format";
 import { SpeakerTag, useSpeakerView } from "../speakers";
 import { activeIndex } from "../transcript/active-segment";
-import {
-  editorKeys,
-  listRevisions,
-  restoreRevision,
-  saveAndPatch,
-} from "./api";
+import { editorKeys, listRevisions, restoreRevision, saveAndPatch } from "./api";
 import {
   clearDraft,
   commit,
@@ -52,12 +34,7 @@ import {
   type Draft,
   type History,
 } from "./draft";
-import {
-  isTyping,
-  SHORTCUTS,
-  shortcutFor,
-  type ShortcutAction,
-} from "./shortcuts";
+import { isTyping, SHORTCUTS, shortcutFor, type ShortcutAction } from "./shortcuts";
 import "./editor.css";
 
 export interface PlayerControls {
@@ -71,9 +48,7 @@ const DEFAULT_THRESHOLD = 0.5;
 
 function storedThreshold(): number {
   const value = Number(globalThis.localStorage?.getItem(THRESHOLD_KEY));
-  return Number.isFinite(value) && value > 0 && value <= 1
-    ? value
-    : DEFAULT_THRESHOLD;
+  return Number.isFinite(value) && value > 0 && value <= 1 ? value : DEFAULT_THRESHOLD;
 }
 
 export function TranscriptEditor({
@@ -89,16 +64,10 @@ export function TranscriptEditor({
 }) {
   const result = transcript.result!;
   const queryClient = useQueryClient();
-  const original = useMemo(
-    () => draftFrom(transcript.id, result.revision, result.segments),
-    [transcript.id, result.revision, result.segments],
-  );
-  const [history, setHistory] = useState<History>(() =>
-    historyOf(loadDraft(transcript.id) ?? original),
-  );
+  const original = useMemo(() => draftFrom(transcript.id, result.revision, result.segments), [transcript.id, result.revision, result.segments]);
+  const [history, setHistory] = useState<History>(() => historyOf(loadDraft(transcript.id) ?? original));
   const draft = history.present;
-  const dirty =
-    isDirty(draft, original) || draft.baseRevision !== original.baseRevision;
+  const dirty = isDirty(draft, original) || draft.baseRevision !== original.baseRevision;
   const [editing, setEditing] = useState<string | undefined>();
   const [findOpen, setFindOpen] = useState(false);
   const [historyOpen, setHistoryOpen] = useState(false);
@@ -111,12 +80,7 @@ export function TranscriptEditor({
 
   // A newer revision from the server (a save, a restore, another tab) resets a clean editor.
   useEffect(() => {
-    setHistory((current) =>
-      isDirty(current.present, original) ||
-      current.present.baseRevision !== original.baseRevision
-        ? current
-        : historyOf(original),
-    );
+    setHistory((current) => (isDirty(current.present, original) || current.present.baseRevision !== original.baseRevision ? current : historyOf(original)));
   }, [original]);
 
   useEffect(() => {
@@ -128,49 +92,28 @@ export function TranscriptEditor({
     localStorage.setItem(THRESHOLD_KEY, String(threshold));
   }, [threshold]);
 
-  const change = useCallback(
-    (next: (d: Draft) => Draft) =>
-      setHistory((h) => commit(h, next(h.present))),
-    [],
-  );
+  const change = useCallback((next: (d: Draft) => Draft) => setHistory((h) => commit(h, next(h.present))), []);
 
   const applySaved = useCallback(
     (saved: Awaited<ReturnType<typeof saveAndPatch>>) => {
       clearDraft(transcript.id);
-      queryClient.setQueryData<TranscriptionDetail>(
-        queryKeys.transcription(transcript.id),
-        (old) => (old ? { ...old, result: saved.result } : old),
-      );
-      setHistory(
-        historyOf(
-          draftFrom(
-            transcript.id,
-            saved.result.revision,
-            saved.result.segments,
-          ),
-        ),
-      );
+      queryClient.setQueryData<TranscriptionDetail>(queryKeys.transcription(transcript.id), (old) => (old ? { ...old, result: saved.result } : old));
+      setHistory(historyOf(draftFrom(transcript.id, saved.result.revision, saved.result.segments)));
       setEditing(undefined);
-      void queryClient.invalidateQueries({
-        queryKey: editorKeys.revisions(transcript.id),
-      });
+      void queryClient.invalidateQueries({ queryKey: editorKeys.revisions(transcript.id) });
     },
     [queryClient, transcript.id],
   );
 
   const save = useMutation({
-    mutationFn: (d: Draft) =>
-      saveAndPatch(transcript.id, result, toSaveBody(d)),
+    mutationFn: (d: Draft) => saveAndPatch(transcript.id, result, toSaveBody(d)),
     onSuccess: (saved) => {
       applySaved(saved);
       toast.success(`Saved as revision ${saved.revision.number}`);
     },
     onError: (error) => {
       if (error instanceof ApiError && error.status === 409) {
-        const detail = (
-          error.body as
-            { error?: { detail?: { current_revision?: number } } } | undefined
-        )?.error?.detail;
+        const detail = (error.body as { error?: { detail?: { current_revision?: number } } } | undefined)?.error?.detail;
         setConflict(detail?.current_revision ?? -1);
         return;
       }
@@ -183,9 +126,7 @@ export function TranscriptEditor({
     mutationFn: (revision: number) => restoreRevision(transcript.id, revision),
     onSuccess: (restored) => {
       applySaved(restored);
-      toast.success(
-        `Revision ${restored.revision.restoredFrom} restored (now revision ${restored.revision.number})`,
-      );
+      toast.success(`Revision ${restored.revision.restoredFrom} restored (now revision ${restored.revision.number})`);
     },
     onError: (error) => toast.error(`Not restored: ${error.message}`),
   });
@@ -197,38 +138,21 @@ export function TranscriptEditor({
   const reloadFromServer = async () => {
     setConflict(undefined);
     clearDraft(transcript.id);
-    await queryClient.refetchQueries({
-      queryKey: queryKeys.transcription(transcript.id),
-    });
-    const fresh = queryClient.getQueryData<TranscriptionDetail>(
-      queryKeys.transcription(transcript.id),
-    );
-    if (fresh?.result)
-      setHistory(
-        historyOf(
-          draftFrom(
-            transcript.id,
-            fresh.result.revision,
-            fresh.result.segments,
-          ),
-        ),
-      );
+    await queryClient.refetchQueries({ queryKey: queryKeys.transcription(transcript.id) });
+    const fresh = queryClient.getQueryData<TranscriptionDetail>(queryKeys.transcription(transcript.id));
+    if (fresh?.result) setHistory(historyOf(draftFrom(transcript.id, fresh.result.revision, fresh.result.segments)));
   };
 
   const overwrite = () => {
     const current = conflict;
     setConflict(undefined);
-    if (current !== undefined && current > 0)
-      save.mutate({ ...draft, baseRevision: current });
+    if (current !== undefined && current > 0) save.mutate({ ...draft, baseRevision: current });
   };
 
   const moveSegment = useCallback(
     (step: 1 | -1) => {
       const index = activeIndex(result.segments, time);
-      const target =
-        result.segments[
-          Math.max(0, Math.min(result.segments.length - 1, index + step))
-        ];
+      const target = result.segments[Math.max(0, Math.min(result.segments.length - 1, index + step))];
       if (target) onSeek(target.start);
     },
     [onSeek, result.segments, time],
@@ -281,13 +205,7 @@ export function TranscriptEditor({
   const speakerView = useSpeakerView();
   const withSpeakers = speakerView.speakers.length > 0;
   // A selection only holds segments still in the draft (undo, a save or a reload may drop some).
-  const selection = useMemo(
-    () =>
-      new Set(
-        draft.segments.filter((s) => selected.has(s.key)).map((s) => s.key),
-      ),
-    [draft.segments, selected],
-  );
+  const selection = useMemo(() => new Set(draft.segments.filter((s) => selected.has(s.key)).map((s) => s.key)), [draft.segments, selected]);
   const toggleSelected = (key: string) =>
     setSelected((current) => {
       const next = new Set(current);
@@ -299,18 +217,10 @@ export function TranscriptEditor({
     const count = selection.size;
     change((d) => reassignSpeaker(d, selection, speaker));
     setSelected(new Set());
-    toast.success(
-      `${count} segment${count === 1 ? "" : "s"} given to ${speakerView.nameOf(speaker) ?? speaker}; save to keep it`,
-    );
+    toast.success(`${count} segment${count === 1 ? "" : "s"} given to ${speakerView.nameOf(speaker) ?? speaker}; save to keep it`);
   };
-  const originalByKey = useMemo(
-    () => new Map(original.segments.map((s) => [s.key, s])),
-    [original],
-  );
-  const serverById = useMemo(
-    () => new Map(result.segments.map((s) => [s.id, s])),
-    [result.segments],
-  );
+  const originalByKey = useMemo(() => new Map(original.segments.map((s) => [s.key, s])), [original]);
+  const serverById = useMemo(() => new Map(result.segments.map((s) => [s.id, s])), [result.segments]);
   const active = activeIndex(result.segments, time);
   const activeId = result.segments[active]?.id;
 
@@ -318,68 +228,30 @@ export function TranscriptEditor({
     <section className="editor" aria-label="Transcript editor">
       <Card className="editor-toolbar">
         <div className="editor-actions">
-          <Button
-            size="sm"
-            variant="primary"
-            onClick={doSave}
-            disabled={!dirty}
-            loading={save.isPending}
-            title="Save (Ctrl+S)"
-          >
+          <Button size="sm" variant="primary" onClick={doSave} disabled={!dirty} loading={save.isPending} title="Save (Ctrl+S)">
             Save
           </Button>
-          <Button
-            size="sm"
-            onClick={() => setHistory(undo)}
-            disabled={history.past.length === 0}
-            title="Undo (Ctrl+Z)"
-          >
+          <Button size="sm" onClick={() => setHistory(undo)} disabled={history.past.length === 0} title="Undo (Ctrl+Z)">
             Undo
           </Button>
-          <Button
-            size="sm"
-            onClick={() => setHistory(redo)}
-            disabled={history.future.length === 0}
-            title="Redo (Ctrl+Shift+Z)"
-          >
+          <Button size="sm" onClick={() => setHistory(redo)} disabled={history.future.length === 0} title="Redo (Ctrl+Shift+Z)">
             Redo
           </Button>
-          <Button
-            size="sm"
-            onClick={() => setHistory(commit(history, original))}
-            disabled={!dirty}
-          >
+          <Button size="sm" onClick={() => setHistory(commit(history, original))} disabled={!dirty}>
             Discard edits
           </Button>
-          <Button
-            size="sm"
-            onClick={() => setFindOpen((open) => !open)}
-            aria-expanded={findOpen}
-          >
+          <Button size="sm" onClick={() => setFindOpen((open) => !open)} aria-expanded={findOpen}>
             Find &amp; replace
           </Button>
-          <Button
-            size="sm"
-            onClick={() => setHistoryOpen((open) => !open)}
-            aria-expanded={historyOpen}
-          >
+          <Button size="sm" onClick={() => setHistoryOpen((open) => !open)} aria-expanded={historyOpen}>
             History
           </Button>
-          <Button
-            size="sm"
-            variant="ghost"
-            onClick={() => setHelpOpen(true)}
-            aria-label="Keyboard shortcuts"
-          >
+          <Button size="sm" variant="ghost" onClick={() => setHelpOpen(true)} aria-label="Keyboard shortcuts">
             ?
           </Button>
         </div>
         <div className="editor-status">
-          {dirty ? (
-            <Badge variant="warning">Unsaved edits</Badge>
-          ) : (
-            <span className="muted">Revision {result.revision}</span>
-          )}
+          {dirty ? <Badge variant="warning">Unsaved edits</Badge> : <span className="muted">Revision {result.revision}</span>}
           <label className="editor-threshold">
             Mark words below{" "}
             <Input
@@ -400,20 +272,13 @@ export function TranscriptEditor({
       </Card>
 
       {withSpeakers && selection.size > 0 ? (
-        <Card
-          className="reassign-bar"
-          role="region"
-          aria-label="Reassign speaker"
-        >
+        <Card className="reassign-bar" role="region" aria-label="Reassign speaker">
           <span>
             {selection.size} segment{selection.size === 1 ? "" : "s"} selected
           </span>
           <Label htmlFor="reassign-speaker">Give to</Label>
           <Select value="" onValueChange={reassign}>
-            <SelectTrigger
-              id="reassign-speaker"
-              placeholder="Choose a speaker"
-            />
+            <SelectTrigger id="reassign-speaker" placeholder="Choose a speaker" />
             <SelectContent>
               {speakerView.speakers.map((s) => (
                 <SelectItem key={s.id} value={s.id}>
@@ -422,50 +287,25 @@ export function TranscriptEditor({
               ))}
             </SelectContent>
           </Select>
-          <Button
-            size="sm"
-            variant="ghost"
-            onClick={() => setSelected(new Set())}
-          >
+          <Button size="sm" variant="ghost" onClick={() => setSelected(new Set())}>
             Clear selection
           </Button>
         </Card>
       ) : null}
 
-      {findOpen ? (
-        <FindReplace
-          draft={draft}
-          onChange={change}
-          inputRef={findInput}
-          onClose={() => setFindOpen(false)}
-        />
-      ) : null}
+      {findOpen ? <FindReplace draft={draft} onChange={change} inputRef={findInput} onClose={() => setFindOpen(false)} /> : null}
       {historyOpen ? (
-        <RevisionHistory
-          id={transcript.id}
-          current={result.revision}
-          dirty={dirty}
-          restoring={restore.isPending}
-          onRestore={(n) => restore.mutate(n)}
-        />
+        <RevisionHistory id={transcript.id} current={result.revision} dirty={dirty} restoring={restore.isPending} onRestore={(n) => restore.mutate(n)} />
       ) : null}
 
       <ol className="segments" aria-label="Segments">
         {draft.segments.map((segment, index) => {
           // The speakers panel's filter hides other speakers' turns (issue 18).
           if (!speakerView.isShown(segment.speaker)) return null;
-          const turn =
-            segment.speaker &&
-            segment.speaker !== draft.segments[index - 1]?.speaker
-              ? segment.speaker
-              : undefined;
+          const turn = segment.speaker && segment.speaker !== draft.segments[index - 1]?.speaker ? segment.speaker : undefined;
           const before = originalByKey.get(segment.key);
-          const server =
-            segment.id !== undefined ? serverById.get(segment.id) : undefined;
-          const unchanged =
-            before !== undefined &&
-            server !== undefined &&
-            before.text.trim() === segment.text.trim();
+          const server = segment.id !== undefined ? serverById.get(segment.id) : undefined;
+          const unchanged = before !== undefined && server !== undefined && before.text.trim() === segment.text.trim();
           const isActive = unchanged && server!.id === activeId;
           const isEditing = editing === segment.key;
           const start = server?.start;
@@ -479,12 +319,7 @@ export function TranscriptEditor({
             >
               {turn ? <SpeakerTag speaker={turn} /> : null}
               {start !== undefined ? (
-                <button
-                  type="button"
-                  className="segment-time"
-                  onClick={() => onSeek(start)}
-                  aria-label={`Play from ${formatDuration(start)}`}
-                >
+                <button type="button" className="segment-time" onClick={() => onSeek(start)} aria-label={`Play from ${formatDuration(start)}`}>
                   {formatDuration(start)}
                 </button>
               ) : (
@@ -497,18 +332,13 @@ export function TranscriptEditor({
                       className="input segment-input"
                       aria-label={`Segment ${index + 1} text`}
                       ref={(element) => {
-                        if (element)
-                          textareas.current.set(segment.key, element);
+                        if (element) textareas.current.set(segment.key, element);
                         else textareas.current.delete(segment.key);
                       }}
                       autoFocus
                       value={segment.text}
                       rows={Math.max(2, Math.ceil(segment.text.length / 80))}
-                      onChange={(event) =>
-                        change((d) =>
-                          setText(d, segment.key, event.target.value),
-                        )
-                      }
+                      onChange={(event) => change((d) => setText(d, segment.key, event.target.value))}
                       onKeyDown={(event) => {
                         if (event.key === "Escape") setEditing(undefined);
                       }}
@@ -518,31 +348,17 @@ export function TranscriptEditor({
                         size="sm"
                         onClick={() => {
                           const element = textareas.current.get(segment.key);
-                          const next = splitAt(
-                            draft,
-                            segment.key,
-                            element?.selectionStart ?? segment.text.length,
-                          );
+                          const next = splitAt(draft, segment.key, element?.selectionStart ?? segment.text.length);
                           change(() => next);
                           setEditing(next.segments[index + 1]?.key);
                         }}
                       >
                         Split at cursor
                       </Button>
-                      <Button
-                        size="sm"
-                        onClick={() =>
-                          change((d) => mergeWithNext(d, segment.key))
-                        }
-                        disabled={index === draft.segments.length - 1}
-                      >
+                      <Button size="sm" onClick={() => change((d) => mergeWithNext(d, segment.key))} disabled={index === draft.segments.length - 1}>
                         Merge with next
                       </Button>
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        onClick={() => setEditing(undefined)}
-                      >
+                      <Button size="sm" variant="ghost" onClick={() => setEditing(undefined)}>
                         Done
                       </Button>
                     </div>
@@ -558,30 +374,10 @@ export function TranscriptEditor({
                         aria-label={`Select segment ${index + 1}`}
                       />
                     ) : null}
-                    <p
-                      className="segment-text"
-                      onClick={() => start !== undefined && onSeek(start)}
-                      onDoubleClick={() => setEditing(segment.key)}
-                    >
-                      {unchanged ? (
-                        <Words
-                          segment={server!}
-                          active={isActive}
-                          time={time}
-                          threshold={threshold}
-                          onSeek={onSeek}
-                        />
-                      ) : (
-                        segment.text
-                      )}
+                    <p className="segment-text" onClick={() => start !== undefined && onSeek(start)} onDoubleClick={() => setEditing(segment.key)}>
+                      {unchanged ? <Words segment={server!} active={isActive} time={time} threshold={threshold} onSeek={onSeek} /> : segment.text}
                     </p>
-                    <Button
-                      size="sm"
-                      variant="ghost"
-                      className="segment-edit"
-                      onClick={() => setEditing(segment.key)}
-                      aria-label={`Edit segment ${index + 1}`}
-                    >
+                    <Button size="sm" variant="ghost" className="segment-edit" onClick={() => setEditing(segment.key)} aria-label={`Edit segment ${index + 1}`}>
                       Edit
                     </Button>
                   </div>
@@ -592,22 +388,14 @@ export function TranscriptEditor({
         })}
       </ol>
 
-      <Dialog
-        open={conflict !== undefined}
-        onOpenChange={(open) => !open && setConflict(undefined)}
-      >
+      <Dialog open={conflict !== undefined} onOpenChange={(open) => !open && setConflict(undefined)}>
         <DialogContent
           title="This transcript changed in the meantime"
           description={`Someone saved revision ${conflict ?? ""} (perhaps in another tab) after you started editing. Your text is still here.`}
         >
-          <p>
-            Reload to see their version (your edits here are dropped), or
-            overwrite it with yours.
-          </p>
+          <p>Reload to see their version (your edits here are dropped), or overwrite it with yours.</p>
           <DialogFooter>
-            <Button onClick={() => void reloadFromServer()}>
-              Reload their version
-            </Button>
+            <Button onClick={() => void reloadFromServer()}>Reload their version</Button>
             <Button variant="primary" onClick={overwrite}>
               Overwrite with mine
             </Button>
@@ -616,10 +404,7 @@ export function TranscriptEditor({
       </Dialog>
 
       <Dialog open={helpOpen} onOpenChange={setHelpOpen}>
-        <DialogContent
-          title="Keyboard shortcuts"
-          description="Letters work when you are not typing in a field; the ones with Ctrl or Alt work everywhere."
-        >
+        <DialogContent title="Keyboard shortcuts" description="Letters work when you are not typing in a field; the ones with Ctrl or Alt work everywhere.">
           <table className="table shortcuts">
             <tbody>
               {SHORTCUTS.map((s) => (
@@ -640,38 +425,21 @@ export function TranscriptEditor({
   );
 }
 
-function Words({
-  segment,
-  active,
-  time,
-  threshold,
-  onSeek,
-}: {
-  segment: Segment;
-  active: boolean;
-  time: number;
-  threshold: number;
-  onSeek: (s: number) => void;
-}) {
+function Words({ segment, active, time, threshold, onSeek }: { segment: Segment; active: boolean; time: number; threshold: number; onSeek: (s: number) => void }) {
   const words = segment.words ?? [];
   if (words.length === 0) return <>{segment.text.trim()}</>;
   const activeWord = active ? activeIndex(words, time) : -1;
   return (
     <>
       {words.map((word, i) => {
-        const unsure =
-          word.probability !== undefined && word.probability < threshold;
+        const unsure = word.probability !== undefined && word.probability < threshold;
         return [
           i > 0 ? " " : null,
           <span
             key={i}
             className={`word${i === activeWord ? " word-active" : ""}${unsure ? " word-unsure" : ""}`}
             data-active={i === activeWord || undefined}
-            title={
-              unsure
-                ? `Unsure: ${Math.round(word.probability! * 100)}% confidence`
-                : undefined
-            }
+            title={unsure ? `Unsure: ${Math.round(word.probability! * 100)}% confidence` : undefined}
             onClick={(event) => {
               event.stopPropagation();
               onSeek(word.start);
@@ -685,17 +453,7 @@ function Words({
   );
 }
 
-function FindReplace({
-  draft,
-  onChange,
-  inputRef,
-  onClose,
-}: {
-  draft: Draft;
-  onChange: (f: (d: Draft) => Draft) => void;
-  inputRef: React.RefObject<HTMLInputElement | null>;
-  onClose: () => void;
-}) {
+function FindReplace({ draft, onChange, inputRef, onClose }: { draft: Draft; onChange: (f: (d: Draft) => Draft) => void; inputRef: React.RefObject<HTMLInputElement | null>; onClose: () => void }) {
   const [find, setFind] = useState("");
   const [replacement, setReplacement] = useState("");
   const [caseSensitive, setCaseSensitive] = useState(false);
@@ -703,13 +461,7 @@ function FindReplace({
   const options = { caseSensitive, wholeWord };
   const matches = countMatches(draft, find, options);
   const apply = (only?: "first") => {
-    const { draft: next, replaced } = replaceMatches(
-      draft,
-      find,
-      replacement,
-      options,
-      only,
-    );
+    const { draft: next, replaced } = replaceMatches(draft, find, replacement, options, only);
     if (replaced > 0) {
       onChange(() => next);
       toast.success(`${replaced} replaced; save to keep it`);
@@ -720,46 +472,24 @@ function FindReplace({
       <div className="find-fields">
         <Label>
           Find
-          <Input
-            ref={inputRef}
-            value={find}
-            onChange={(e) => setFind(e.target.value)}
-            onKeyDown={(e) => e.key === "Escape" && onClose()}
-          />
+          <Input ref={inputRef} value={find} onChange={(e) => setFind(e.target.value)} onKeyDown={(e) => e.key === "Escape" && onClose()} />
         </Label>
         <Label>
           Replace with
-          <Input
-            value={replacement}
-            onChange={(e) => setReplacement(e.target.value)}
-          />
+          <Input value={replacement} onChange={(e) => setReplacement(e.target.value)} />
         </Label>
       </div>
       <div className="find-options">
         <label>
-          <input
-            type="checkbox"
-            checked={caseSensitive}
-            onChange={(e) => setCaseSensitive(e.target.checked)}
-          />{" "}
-          Match case
+          <input type="checkbox" checked={caseSensitive} onChange={(e) => setCaseSensitive(e.target.checked)} /> Match case
         </label>
         <label>
-          <input
-            type="checkbox"
-            checked={wholeWord}
-            onChange={(e) => setWholeWord(e.target.checked)}
-          />{" "}
-          Whole words
+          <input type="checkbox" checked={wholeWord} onChange={(e) => setWholeWord(e.target.checked)} /> Whole words
         </label>
         <span className="muted" aria-live="polite">
           {find ? `${matches} match${matches === 1 ? "" : "es"}` : ""}
         </span>
-        <Button
-          size="sm"
-          onClick={() => apply("first")}
-          disabled={matches === 0}
-        >
+        <Button size="sm" onClick={() => apply("first")} disabled={matches === 0}>
           Replace one
         </Button>
         <Button size="sm" onClick={() => apply()} disabled={matches === 0}>
@@ -773,62 +503,27 @@ function FindReplace({
   );
 }
 
-function RevisionHistory({
-  id,
-  current,
-  dirty,
-  restoring,
-  onRestore,
-}: {
-  id: string;
-  current: number;
-  dirty: boolean;
-  restoring: boolean;
-  onRestore: (n: number) => void;
-}) {
-  const revisions = useQuery({
-    queryKey: editorKeys.revisions(id),
-    queryFn: ({ signal }) => listRevisions(id, signal),
-  });
+function RevisionHistory({ id, current, dirty, restoring, onRestore }: { id: string; current: number; dirty: boolean; restoring: boolean; onRestore: (n: number) => void }) {
+  const revisions = useQuery({ queryKey: editorKeys.revisions(id), queryFn: ({ signal }) => listRevisions(id, signal) });
   return (
     <Card className="revision-history">
       <h2 className="revision-title">History</h2>
       {revisions.isPending ? <p className="muted">Loading…</p> : null}
-      {revisions.isError ? (
-        <p role="alert">
-          Could not load the history: {revisions.error.message}
-        </p>
-      ) : null}
-      {dirty ? (
-        <p className="muted">
-          Save or discard your edits before restoring a revision.
-        </p>
-      ) : null}
+      {revisions.isError ? <p role="alert">Could not load the history: {revisions.error.message}</p> : null}
+      {dirty ? <p className="muted">Save or discard your edits before restoring a revision.</p> : null}
       <ol className="revision-list" aria-label="Revisions">
         {revisions.data?.revisions.map((r) => (
           <li key={r.number} className="revision" data-revision={r.number}>
             <span>
               <strong>Revision {r.number}</strong>{" "}
-              {r.kind === "original"
-                ? "Original (speech engine)"
-                : r.kind === "restore"
-                  ? `Restored revision ${r.restoredFrom}`
-                  : "Edit"}
-              {r.number === current ? (
-                <Badge variant="info">current</Badge>
-              ) : null}
+              {r.kind === "original" ? "Original (speech engine)" : r.kind === "restore" ? `Restored revision ${r.restoredFrom}` : "Edit"}
+              {r.number === current ? <Badge variant="info">current</Badge> : null}
             </span>
             <span className="muted">
               {formatDateTime(r.createdAt)}
-              {r.kind !== "original"
-                ? ` · ${r.changes.editedSegments.length} edited, ${r.changes.addedSegments.length} added, ${r.changes.removedSegments.length} removed segments`
-                : ""}
+              {r.kind !== "original" ? ` · ${r.changes.editedSegments.length} edited, ${r.changes.addedSegments.length} added, ${r.changes.removedSegments.length} removed segments` : ""}
             </span>
-            <Button
-              size="sm"
-              onClick={() => onRestore(r.number)}
-              disabled={r.number === current || dirty || restoring}
-            >
+            <Button size="sm" onClick={() => onRestore(r.number)} disabled={r.number === current || dirty || restoring}>
               Restore
             </Button>
           </li>
