@@ -11,7 +11,10 @@
 # 5. literally `npm install && npm start`;
 # 6. deploy/scripts/first-transcript-check.mjs signs in through the mail catcher, uploads a
 #    WAV that espeak-ng speaks from a known script, starts it with the default local model
-#    and requires `completed` with the script's words;
+#    and requires `completed` with the script's words; then a real two-person meeting excerpt
+#    (AMI, from DIARIZATION_DATA_DIR, default /work/shared/data/diarization; where that is
+#    missing, two espeak-ng voices made distinct by sox) with "Identify speakers", which must
+#    complete with at least two speakers, their turns and an RTTM export, with no system ffmpeg;
 # 7. Ctrl-C, then `npm start` again: seconds until health says every service is ok (warm).
 #
 # Figures go to docs/benchmarks.md (between the first-run markers) and bench/results/first-run.json.
@@ -57,6 +60,23 @@ trap cleanup EXIT
 
 text="Please call Stella. Ask her to bring these things with her from the store: six spoons of fresh snow peas, five thick slabs of blue cheese, and maybe a snack for her brother Bob."
 espeak-ng -v en-us -s 150 -w "$work/speech.wav" "$text"
+speakers_wav="${DIARIZATION_DATA_DIR:-/work/shared/data/diarization}/ami_dev00.wav"
+if [ ! -f "$speakers_wav" ]; then
+  # No real meeting here: two voices a pitch apart, taking turns (as bench/diarization/conversation.ts).
+  speakers_wav="$work/two-voices.wav"; parts=()
+  i=0
+  for line in "A:Good morning everyone, thanks for joining the weekly planning meeting today." \
+    "B:Thanks. Before we start, can you tell me whether the customer reports are ready?" \
+    "A:We finished the migration of the billing database last Thursday without any downtime." \
+    "B:That is great news. Did anyone notice the slower queries on the dashboard afterwards?"; do
+    if [ "${line%%:*}" = A ]; then voice=(-v en-us -s 160); pitch=-300; else voice=(-v en-us+f4 -s 175); pitch=200; fi
+    espeak-ng "${voice[@]}" -w "$work/u$i-raw.wav" "${line#*:}"
+    sox "$work/u$i-raw.wav" -r 16000 -c 1 -b 16 "$work/u$i.wav" pitch "$pitch" pad 0 0.6
+    parts+=("$work/u$i.wav"); i=$((i + 1))
+  done
+  sox "${parts[@]}" "$speakers_wav"
+fi
+echo "first-run: speakers clip $speakers_wav"
 
 health() { curl -s --max-time 5 "$base/api/v1/health" || true; }
 wait_for() { # wait_for <seconds> <jq condition on the health answer>
@@ -82,7 +102,7 @@ wait_for 900 '.status != null'
 wait_for 240 '.status == "ok" or .status == "degraded"'
 t_up=$(date +%s.%N)
 echo "first-run: health answers 200 after $(echo "$t_up - $t0" | bc) s"
-node deploy/scripts/first-transcript-check.mjs --base "$base" --mail "http://127.0.0.1:$MAILDEV_WEB_PORT" --wav "$work/speech.wav" --text "$text" | tee "$work/check.log"
+node deploy/scripts/first-transcript-check.mjs --base "$base" --mail "http://127.0.0.1:$MAILDEV_WEB_PORT" --wav "$work/speech.wav" --text "$text" --speakers-wav "$speakers_wav" | tee "$work/check.log"
 t_transcript=$(date +%s.%N)
 wait_for 120 '.status == "ok"'
 t_ok=$(date +%s.%N)

@@ -3,7 +3,11 @@
 // WAV, checks what health and the model list say while the engine prepares, starts a
 // transcription with the default model, and requires `completed` with the script's words.
 //
-//   node deploy/scripts/first-transcript-check.mjs --base URL --mail URL --wav FILE --text "the script"
+//   node deploy/scripts/first-transcript-check.mjs --base URL --mail URL --wav FILE --text "the script" [--speakers-wav FILE]
+//
+// With --speakers-wav (real speech of two or more people), that file is transcribed too with
+// "Identify speakers": it must complete with at least two speakers, no speakers_note, the
+// diarizer's turns in result.speaker_turns, and an RTTM export of them.
 //
 // Prints one line per step and, last, a JSON line {"transcriptSeconds": …} (seconds from
 // this script's start to the completed transcript). No dependencies.
@@ -18,6 +22,7 @@ const base = option("base", "http://localhost:8080").replace(/\/$/, "");
 const mailUrl = option("mail", "http://127.0.0.1:1080").replace(/\/$/, "");
 const wav = option("wav");
 const script = option("text");
+const speakersWav = option("speakers-wav");
 const timeoutMs = Number(option("timeout", "900000"));
 const started = Date.now();
 
@@ -86,19 +91,52 @@ async function main() {
   say(`model whisper-base: available=${base_?.available}${base_?.reason ? ` (${base_.reason})` : ""}`);
   if (!base_?.available && !/^Preparing/.test(base_?.reason ?? "")) fail(`the default model is neither available nor preparing: ${base_?.reason}`);
 
-  // 3. upload
-  const bytes = await readFile(wav);
-  const seconds = (bytes.length - 44) / (bytes.readUInt32LE(28) || 1);
-  const upload = await api("POST", "/api/v1/upload", { file_name: "first-run.wav", file_size: bytes.length, content_type: "audio/wav", duration: seconds });
-  if (upload.status !== 200) fail(`upload: ${upload.status} ${JSON.stringify(upload.body)}`);
-  const put = await fetch(upload.body.upload_url.replace(/^https?:\/\/[^/]+/, base), { method: "PUT", headers: { "content-type": "audio/wav", cookie: cookie(), origin: base }, body: bytes });
-  if (put.status !== 200) fail(`PUT: ${put.status} ${await put.text()}`);
-  say(`uploaded ${bytes.length} bytes (${seconds.toFixed(1)} s of speech)`);
+  const fileId = await upload(wav, "first-run.wav");
+  const detail = await transcribe(fileId, { language: "en" });
+  const heard = new Set(words(detail.result.text));
+  const expected = [...new Set(words(script))];
+  const found = expected.filter((w) => heard.has(w));
+  say(`transcript: "${detail.result.text.trim()}"`);
+  if (found.length / expected.length < 0.8) fail(`only ${found.length} of ${expected.length} of the script's words were heard`);
+  say(`${found.length} of ${expected.length} of the script's words heard`);
+  const transcriptSeconds = (Date.now() - started) / 1000;
+  if (speakersWav) await checkSpeakers(speakersWav);
+  console.log(JSON.stringify({ transcriptSeconds, words: `${found.length}/${expected.length}` }));
+}
 
-  // 4. transcribe with the default local model (no model named: the default is whisper-base)
+/** A real multi-speaker recording transcribed with speakers: never a failed job, and the speakers found. */
+async function checkSpeakers(file) {
+  const fileId = await upload(file, "first-run-speakers.wav");
+  const detail = await transcribe(fileId, { language: "en", diarize: true });
+  const result = detail.result;
+  if (result.speakers_note) fail(`the transcript has no speakers: ${result.speakers_note}`);
+  if (result.speakers.length < 2) fail(`speakers found: ${result.speakers.length}, at least 2 spoke`);
+  if (new Set(result.speaker_turns.map((t) => t.speaker)).size < 2) fail(`speaker_turns has fewer than 2 speakers: ${JSON.stringify(result.speaker_turns)}`);
+  say(`speakers: ${result.speakers.map((s) => s.id).join(", ")}; ${result.speaker_turns.length} turns`);
+  const exported = await api("POST", `/api/v1/transcriptions/${detail.id}/export`, { format: "rttm" });
+  if (exported.status !== 200) fail(`rttm export: ${exported.status} ${JSON.stringify(exported.body)}`);
+  const rttm = await fetch(exported.body.download_url.replace(/^https?:\/\/[^/]+/, base), { headers: { cookie: cookie() } }).then((r) => r.text());
+  const lines = rttm.trim().split("\n").filter((line) => line.startsWith("SPEAKER "));
+  if (lines.length !== result.speaker_turns.length) fail(`the RTTM export has ${lines.length} lines for ${result.speaker_turns.length} turns`);
+  say(`rttm export: ${lines.length} SPEAKER lines`);
+}
+
+async function upload(file, name) {
+  const bytes = await readFile(file);
+  const seconds = (bytes.length - 44) / (bytes.readUInt32LE(28) || 1);
+  const slot = await api("POST", "/api/v1/upload", { file_name: name, file_size: bytes.length, content_type: "audio/wav", duration: seconds });
+  if (slot.status !== 200) fail(`upload: ${slot.status} ${JSON.stringify(slot.body)}`);
+  const put = await fetch(slot.body.upload_url.replace(/^https?:\/\/[^/]+/, base), { method: "PUT", headers: { "content-type": "audio/wav", cookie: cookie(), origin: base }, body: bytes });
+  if (put.status !== 200) fail(`PUT: ${put.status} ${await put.text()}`);
+  say(`uploaded ${name}: ${bytes.length} bytes (${seconds.toFixed(1)} s of audio)`);
+  return slot.body.file_id;
+}
+
+/** Transcribes with the default local model (no model named: the default is whisper-base); requires `completed`. */
+async function transcribe(fileId, settings) {
   let created;
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(1000)) {
-    created = await api("POST", "/api/v1/transcriptions", { file_id: upload.body.file_id, settings: { language: "en" } });
+    created = await api("POST", "/api/v1/transcriptions", { file_id: fileId, settings });
     // The file may still be processing (media); anything else is final.
     if (created.status !== 409 && created.status !== 400) break;
     if (!/process|upload/i.test(JSON.stringify(created.body))) break;
@@ -115,13 +153,7 @@ async function main() {
     if (detail.status === "completed" || detail.status === "failed") break;
   }
   if (detail?.status !== "completed") fail(`transcription ended ${detail?.status}: ${detail?.error ?? ""}`);
-  const heard = new Set(words(detail.result.text));
-  const expected = [...new Set(words(script))];
-  const found = expected.filter((w) => heard.has(w));
-  say(`transcript: "${detail.result.text.trim()}"`);
-  if (found.length / expected.length < 0.8) fail(`only ${found.length} of ${expected.length} of the script's words were heard`);
-  say(`${found.length} of ${expected.length} of the script's words heard`);
-  console.log(JSON.stringify({ transcriptSeconds: (Date.now() - started) / 1000, words: `${found.length}/${expected.length}` }));
+  return detail;
 }
 
 main().catch((error) => fail(error?.stack ?? String(error)));

@@ -4,7 +4,9 @@
 // (espeak-ng's en-us pitched down and its female variant pitched up, with sox), start it
 // with "Identify speakers" on, open the transcript, see two speakers in colour with turn
 // labels, rename "S1" in place, hide the other speaker, and download the vtt from the
-// export menu: its cues carry <v Name>.
+// export menu: its cues carry <v Name>. Then reassign turns in the editor: one segment, then
+// a selection of two, save, and see the edit in the history and after a reload; the RTTM
+// export lists the diarizer's turns under the new name.
 // Usage: node web/e2e/speakers.mjs <base-url> <mail-catcher-url> [screenshot-dir]
 // Needs espeak-ng, sox and ffmpeg on PATH. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
@@ -132,6 +134,60 @@ try {
   const vtt = await readFile(await download.path(), "utf8");
   check(`the downloaded vtt has <v ${NEW_NAME}> cues`, vtt.startsWith("WEBVTT") && vtt.includes(`<v ${NEW_NAME}>`), vtt.split("\n").slice(0, 8).join(" | "));
   check("and the other speaker's cues as <v S2>, no stale <v S1>", vtt.includes("<v S2>") && !vtt.includes("<v S1>"));
+
+  // The RTTM export: one SPEAKER line per turn, the renamed speaker as Alice_Example.
+  await page.getByRole("button", { name: "Export" }).click();
+  const [rttmDownload] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.getByRole("menuitem", { name: "RTTM speaker turns (.rttm)" }).click()]);
+  const rttm = (await readFile(await rttmDownload.path(), "utf8")).trim().split("\n");
+  check(
+    "the RTTM export lists both speakers' turns, the new name with _ for spaces",
+    rttm.length >= 2 && rttm.every((line) => /^SPEAKER \S+ 1 \d+\.\d{3} \d+\.\d{3} <NA> <NA> \S+ <NA> <NA>$/.test(line)) && rttm.some((l) => l.includes(" Alice_Example ")) && rttm.some((l) => l.includes(" S2 ")),
+    rttm.slice(0, 3).join(" | "),
+  );
+
+  // Reassign: one segment of S2 given to S1, then a selection (S2's next one and one of
+  // S1's) given to S2; one save makes one revision.
+  const segments = page.locator("ol.segments > li");
+  const speakersNow = () => segments.evaluateAll((items) => items.map((item) => item.getAttribute("data-speaker")));
+  const before = await speakersNow();
+  const firstS2 = before.indexOf("S2");
+  const nextS2 = before.indexOf("S2", firstS2 + 1);
+  const anS1 = before.indexOf("S1");
+  if (firstS2 < 0 || nextS2 < 0 || anS1 < 0) throw new Error(`not enough turns to reassign: ${before.join(",")}`);
+  await segments.nth(firstS2).getByRole("checkbox", { name: `Select segment ${firstS2 + 1}` }).check();
+  const bar = page.getByRole("region", { name: "Reassign speaker" });
+  check("selecting a segment offers to give it to another speaker", await visible(bar.getByText("1 segment selected"), TIMEOUT_MS));
+  // The bar closes once the segments are given away, so the option is clicked directly.
+  const giveTo = async (name) => {
+    await bar.getByRole("combobox", { name: "Give to", exact: true }).click();
+    await page.getByRole("listbox").getByRole("option", { name, exact: true }).click();
+    await bar.waitFor({ state: "hidden", timeout: TIMEOUT_MS });
+  };
+  await giveTo(NEW_NAME);
+  const afterOne = await speakersNow();
+  check("the segment now belongs to the renamed speaker, unsaved", afterOne[firstS2] === "S1" && (await visible(page.getByText("Unsaved edits"), TIMEOUT_MS)), afterOne.join(","));
+  await segments.nth(nextS2).getByRole("checkbox", { name: `Select segment ${nextS2 + 1}` }).check();
+  await segments.nth(anS1).getByRole("checkbox", { name: `Select segment ${anS1 + 1}` }).check();
+  check("a selection of two segments", await visible(bar.getByText("2 segments selected"), TIMEOUT_MS));
+  await giveTo("S2");
+  const expected = afterOne.map((s, i) => (i === nextS2 || i === anS1 ? "S2" : s));
+  check("the selection now belongs to S2", (await speakersNow()).join(",") === expected.join(","), (await speakersNow()).join(","));
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  check("saving the reassignment makes revision 2", await visible(page.getByText("Saved as revision 2"), TIMEOUT_MS));
+  await page.getByRole("button", { name: "History" }).click();
+  const revisionItems = page.getByRole("list", { name: "Revisions" }).locator("li");
+  await revisionItems.nth(1).waitFor({ timeout: TIMEOUT_MS });
+  const listed = (await revisionItems.allTextContents()).map((t) => t.replace(/\s+/g, " "));
+  const changedCount = expected.filter((s, i) => s !== before[i]).length;
+  check(
+    "the history shows the reassignment as an edit over the original",
+    listed.length === 2 && /Revision 2.*Edit/.test(listed[0]) && listed[0].includes(`${changedCount} edited`) && /Revision 1.*Original/.test(listed[1]),
+    listed.join(" | "),
+  );
+  await page.reload();
+  await segments.first().waitFor({ timeout: TIMEOUT_MS });
+  check("after a reload the segments keep their new speakers", (await speakersNow()).join(",") === expected.join(","), (await speakersNow()).join(","));
+  await shot("reassigned");
 
   check("no uncaught page errors", pageErrors.length === 0, pageErrors.join(" | "));
 } catch (error) {

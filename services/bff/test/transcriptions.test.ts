@@ -214,7 +214,13 @@ describe.skipIf(engineUnavailable)("transcriptions through the BFF", () => {
     type Detail = {
       status: string;
       config: { diarize: boolean };
-      result: { id: string; text: string; speakers: Array<{ id: string; name: string }>; segments: Array<{ speaker?: string; words?: Array<{ speaker?: string }> }> };
+      result: {
+        id: string;
+        text: string;
+        speakers: Array<{ id: string; name: string }>;
+        segments: Array<{ speaker?: string; words?: Array<{ speaker?: string }> }>;
+        speaker_turns: Array<{ start: number; end: number; speaker: string }>;
+      };
     };
     const detail = async () => (await (await api(alice, "GET", `/api/v1/transcriptions/${id}`)).json()) as Detail;
     const done = await waitFor(async () => {
@@ -228,6 +234,9 @@ describe.skipIf(engineUnavailable)("transcriptions through the BFF", () => {
       { id: "S2", name: "S2" },
     ]);
     expect(done.result.segments.every((s) => s.speaker && s.words!.every((w) => w.speaker === s.speaker))).toBe(true);
+    // The diarizer's own turns, in time order, under the same ids.
+    expect(new Set(done.result.speaker_turns.map((t) => t.speaker))).toEqual(new Set(["S1", "S2"]));
+    expect(done.result.speaker_turns.every((t, i, all) => t.end > t.start && (i === 0 || t.start >= all[i - 1]!.end))).toBe(true);
 
     const rename = (cookie: string, speaker: string, body: unknown) => api(cookie, "PATCH", `/api/v1/transcriptions/${id}/speakers/${speaker}`, body);
     const ok = await rename(alice, "S1", { name: "  Alice  " });

@@ -16,7 +16,7 @@ import { transcriptionNotFound } from "./transcripts.js";
 export interface CreateExportInput {
   userId: string;
   transcriptionId: string;
-  /** Anything else than the six formats is refused. */
+  /** Anything else than the seven formats is refused. */
   format: string;
   includeTimestamps: boolean;
   /** A revision of the transcript; undefined is the current one. */
@@ -80,7 +80,7 @@ export class ExportManager {
     if (!input.userId) throw new AppError("invalid_argument", "user_id is required");
     if (!input.transcriptionId) throw new AppError("invalid_argument", "transcription_id is required");
     if (!isExportFormat(input.format)) {
-      throw new AppError("invalid_argument", "Export format must be one of txt, docx, pdf, srt, vtt or json", {
+      throw new AppError("invalid_argument", "Export format must be one of txt, docx, pdf, srt, vtt, json or rttm", {
         format: input.format,
       });
     }

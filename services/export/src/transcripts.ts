@@ -93,5 +93,6 @@ export function toTranscript(transcription: Transcription): Transcript {
     text: result.text,
     segments,
     speakers: result.speakers.map((s) => ({ id: s.id, name: s.name })),
+    speakerTurns: result.speakerTurns.map((t) => ({ start: t.start, end: t.end, speaker: nameOf(t.speaker)! })),
   };
 }

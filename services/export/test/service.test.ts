@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportConfigSchema, type ExportConfig } from "../src/config.js";
 import { migrations } from "../src/db/migrations.js";
 import type { ExportDatabase } from "../src/db/schema.js";
-import { exportFileName, renderTxt, toTranscriptJson } from "../src/domain/index.js";
+import { exportFileName, renderRttm, renderTxt, toTranscriptJson } from "../src/domain/index.js";
 import { ExportManager } from "../src/exports.js";
 import { buildExportService, type ExportService as BuiltService } from "../src/service.js";
 import { toTranscript } from "../src/transcripts.js";
@@ -149,6 +149,7 @@ describe.skipIf(!fonts && !inCi)("ExportService (real PostgreSQL, Connect, files
       [ExportFormat.SRT, "srt", "application/x-subrip; charset=utf-8"],
       [ExportFormat.VTT, "vtt", "text/vtt; charset=utf-8"],
       [ExportFormat.JSON, "json", "application/json; charset=utf-8"],
+      [ExportFormat.RTTM, "rttm", "text/plain; charset=utf-8"],
     ] as const;
     const expected = toTranscript(transcriptionOf(fixtureTranscript, DONE));
     for (const [format, extension, contentType] of expectations) {
@@ -160,6 +161,8 @@ describe.skipIf(!fonts && !inCi)("ExportService (real PostgreSQL, Connect, files
       const body = Buffer.from(await download.arrayBuffer());
       if (extension === "txt") expect(body.toString("utf8")).toBe(renderTxt(expected, { includeTimestamps: true }));
       if (extension === "json") expect(JSON.parse(body.toString("utf8"))).toEqual(toTranscriptJson(expected));
+      // No speakers in this transcript: an RTTM with no turns.
+      if (extension === "rttm") expect(body.toString("utf8")).toBe(renderRttm(expected));
       if (extension === "srt" || extension === "vtt") expect(parseSync(body.toString("utf8")).filter((n) => n.type === "cue").length).toBeGreaterThan(10);
       if (extension === "docx") expect((await mammoth.extractRawText({ buffer: body })).value).toContain("[00:00:03] Grüße aus München!");
     }
@@ -205,7 +208,7 @@ describe.skipIf(!fonts && !inCi)("ExportService (real PostgreSQL, Connect, files
       ["completed without result", { userId: ALICE, transcriptionId: NO_RESULT, format: ExportFormat.SRT }, Code.FailedPrecondition, /no result/, true],
       ["someone else's", { userId: ALICE, transcriptionId: BOBS, format: ExportFormat.PDF }, Code.NotFound, /^Transcription not found$/, true],
       ["missing", { userId: ALICE, transcriptionId: "no-such-id", format: ExportFormat.PDF }, Code.NotFound, /^Transcription not found$/, true],
-      ["format unspecified", { userId: ALICE, transcriptionId: DONE, format: ExportFormat.UNSPECIFIED }, Code.InvalidArgument, /format must be one of txt, docx, pdf, srt, vtt or json/, false],
+      ["format unspecified", { userId: ALICE, transcriptionId: DONE, format: ExportFormat.UNSPECIFIED }, Code.InvalidArgument, /format must be one of txt, docx, pdf, srt, vtt, json or rttm/, false],
       ["unknown format", { userId: ALICE, transcriptionId: DONE, format: 99 as ExportFormat }, Code.InvalidArgument, /format must be one of/, false],
       ["no user", { userId: "", transcriptionId: DONE, format: ExportFormat.PDF }, Code.InvalidArgument, /user_id is required/, false],
       ["no transcription", { userId: ALICE, transcriptionId: "", format: ExportFormat.PDF }, Code.InvalidArgument, /transcription_id is required/, false],

@@ -7,7 +7,8 @@ import { TranscriptionSchema, TranscriptionStatus, type Transcription } from "@t
 import mammoth from "mammoth";
 import { parseSync, type NodeCue } from "subtitle";
 import { describe, expect, it } from "vitest";
-import { renderDocx, renderJson, renderPdf, renderSrt, renderTxt, renderVtt } from "../src/domain/index.js";
+import { readRttm } from "../../../bench/diarization/der.js";
+import { renderDocx, renderJson, renderPdf, renderRttm, renderSrt, renderTxt, renderVtt } from "../src/domain/index.js";
 import { toTranscript } from "../src/transcripts.js";
 import { inCi, machineFonts, popplerAvailable } from "./helpers.js";
 
@@ -45,6 +46,12 @@ function diarized(names: Record<string, string>): Transcription {
         segment(1, 2, " Thanks for coming.", "S1"),
         segment(2, 4.5, " Hello there.", "S2"),
         segment(3, 7, " Are the reports ready?", "S1"),
+      ],
+      // The diarizer's turns: speech between the words too (S2 from 4.2 s, before its first word).
+      speakerTurns: [
+        { start: 0.1, end: 3.9, speaker: "S1" },
+        { start: 4.2, end: 6.6, speaker: "S2" },
+        { start: 6.9, end: 8.95, speaker: "S1" },
       ],
     },
   });
@@ -116,5 +123,31 @@ describe("exports after a speaker rename carry the new names", () => {
     expect(renderTxt(plain)).toBe("Good morning everyone.\nThanks for coming.\nHello there.\nAre the reports ready?\n");
     expect(renderVtt(plain)).not.toContain("<v");
     expect(JSON.parse(renderJson(plain)).speakers).toEqual([]);
+  });
+});
+
+describe("rttm: the diarizer's turns under the speakers' names", () => {
+  it("one SPEAKER line per turn, file id from the file name, spaces in names as _", () => {
+    expect(renderRttm(before)).toBe(
+      "SPEAKER meeting 1 0.100 3.800 <NA> <NA> S1 <NA> <NA>\n" +
+        "SPEAKER meeting 1 4.200 2.400 <NA> <NA> S2 <NA> <NA>\n" +
+        "SPEAKER meeting 1 6.900 2.050 <NA> <NA> S1 <NA> <NA>\n",
+    );
+    const renamed = renderRttm(after);
+    expect(renamed.split("\n")[1]).toBe("SPEAKER meeting 1 4.200 2.400 <NA> <NA> Bob_<the_PM> <NA> <NA>");
+    // What a scoring tool reads back: the same turns, ten fields a line.
+    expect(readRttm(renamed)).toEqual([
+      { start: 0.1, end: 3.9, speaker: "Alice_Smith" },
+      { start: 4.2, end: 4.2 + 2.4, speaker: "Bob_<the_PM>" },
+      { start: 6.9, end: 6.9 + 2.05, speaker: "Alice_Smith" },
+    ]);
+    expect(renamed.trim().split("\n").every((line) => line.split(" ").length === 10)).toBe(true);
+  });
+
+  it("a transcript without speakers is an empty RTTM; the title stands in for a missing file name", () => {
+    const plain = toTranscript(diarized({}));
+    expect(renderRttm({ ...plain, speakerTurns: [] })).toBe("");
+    const { sourceFileName: _n, ...untitled } = plain;
+    expect(renderRttm({ ...untitled, title: "Weekly  meeting" }).split(" ")[1]).toBe("Weekly_meeting");
   });
 });

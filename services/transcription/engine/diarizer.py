@@ -15,7 +15,7 @@ windows of the whole file are clustered together (average-linkage agglomerative 
 distance, stopped at a threshold chosen by leave-one-out on real meetings, bounded by
 min/max speakers; clusters too small to be a person join their nearest speaker), and each
 stretch of speech gets the speaker of the nearest window centre.
-Audio is streamed from ffmpeg in blocks, so memory grows only with the number of windows
+Audio is decoded by PyAV and streamed in blocks, so memory grows only with the number of windows
 (1 KiB each), and clustering runs on at most MAX_CLUSTER_WINDOWS of them.
 """
 
@@ -31,9 +31,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import json
 import pickle
 import resource
-import shutil
 import struct
-import subprocess
 import sys
 import time
 
@@ -257,28 +255,45 @@ def normalize_volume(wav: np.ndarray, target_dbfs: float = -30.0) -> np.ndarray:
 
 
 def audio_blocks(path: str):
-    """Yields 16 kHz mono float32 blocks of BLOCK_SECONDS from ffmpeg, never the whole file."""
+    """Yields 16 kHz mono float32 blocks of BLOCK_SECONDS, never the whole file. Decoded by
+    PyAV (the engine's own libav, inside its wheel), so no ffmpeg program is needed
+    (decision 0020): a server without a system ffmpeg diarizes like any other."""
+    import av
+
     if not os.path.isfile(path):
         raise DiarizeError("bad_audio", f"Audio file not found: {path}")
-    ffmpeg = shutil.which("ffmpeg")
-    if not ffmpeg:
-        raise DiarizeError("engine", "ffmpeg is not installed")
-    command = [ffmpeg, "-nostdin", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-ar", str(SAMPLE_RATE), "-"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    block_bytes = int(BLOCK_SECONDS * SAMPLE_RATE) * 2
+    block_samples = int(BLOCK_SECONDS * SAMPLE_RATE)
+    pending: list = []
+    held = 0
     try:
-        while True:
-            data = process.stdout.read(block_bytes)
-            if not data:
-                break
-            yield np.frombuffer(data[: len(data) - len(data) % 2], np.int16).astype(np.float32) / 32768.0
-    finally:
-        process.stdout.close()
-        stderr = process.stderr.read().decode("utf-8", "replace").strip().splitlines()
-        process.stderr.close()
-        code = process.wait()
-    if code != 0:
-        raise DiarizeError("bad_audio", f"Cannot decode audio: {stderr[-1] if stderr else 'ffmpeg failed'}")
+        with av.open(path, metadata_errors="ignore") as container:
+            if not container.streams.audio:
+                raise DiarizeError("bad_audio", "Cannot decode audio: the file has no audio stream")
+            stream = container.streams.audio[0]
+            resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+
+            def resampled(frame):
+                for out in resampler.resample(frame):
+                    yield out.to_ndarray().reshape(-1)
+
+            def frames():
+                for frame in container.decode(stream):
+                    yield from resampled(frame)
+                yield from resampled(None)  # what the resampler still holds
+
+            for samples in frames():
+                pending.append(samples)
+                held += len(samples)
+                while held >= block_samples:
+                    joined = np.concatenate(pending)
+                    yield joined[:block_samples].astype(np.float32) / 32768.0
+                    rest = joined[block_samples:]
+                    pending = [rest] if len(rest) else []
+                    held = len(rest)
+    except av.FFmpegError as error:
+        raise DiarizeError("bad_audio", f"Cannot decode audio: {error}") from error
+    if held:
+        yield np.concatenate(pending).astype(np.float32) / 32768.0
 
 
 def speech_regions(block: np.ndarray, offset: float, threshold: float = 0.3) -> list:

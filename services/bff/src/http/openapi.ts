@@ -130,7 +130,7 @@ export async function openApi(app: FastifyInstance, settings: OpenApiSettings): 
       tags: [
         { name: "transcriptions", description: "Speech models, transcription jobs and their results" },
         { name: "files", description: "Uploads (declare, then PUT the bytes to the signed URL) and imported media" },
-        { name: "exports", description: "Transcripts as txt, docx, pdf, srt, vtt or json" },
+        { name: "exports", description: "Transcripts as txt, docx, pdf, srt, vtt, json or rttm" },
         { name: "account", description: "The signed-in user" },
         { name: "auth", description: "Sign-in and sessions (better-auth, served under /auth)" },
         { name: "billing", description: "Free-tier usage, plans and Stripe" },

@@ -14,13 +14,14 @@ const formats = {
   srt: ExportFormat.SRT,
   vtt: ExportFormat.VTT,
   json: ExportFormat.JSON,
+  rttm: ExportFormat.RTTM,
 } as const;
 type FormatName = keyof typeof formats;
 const formatNames = Object.keys(formats) as [FormatName, ...FormatName[]];
 
 export const exportRequestSchema = z
   .object({
-    format: z.enum(formatNames).describe("txt, docx, pdf, srt (spec), vtt or json"),
+    format: z.enum(formatNames).describe("txt, docx, pdf, srt (spec), vtt, json or rttm (the speaker turns)"),
     include_timestamps: z.boolean().default(false).describe("txt, docx, pdf: prefix each segment with its start time"),
     revision: z.number().int().positive().max(2_147_483_647).optional().describe("A revision (GET …/revisions); omitted is the current one"),
   })

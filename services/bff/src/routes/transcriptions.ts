@@ -147,6 +147,13 @@ const segmentSchema = z.object({
   speaker: z.string().optional().describe("Speaker id (S1, S2…); its name is in result.speakers"),
 }).meta({ id: "Segment", description: "A timed stretch of the transcript" });
 export const speakerSchema = z.object({ id: z.string(), name: z.string() }).meta({ id: "Speaker", description: "A speaker of the transcript and the name people gave it" });
+export const speakerTurnSchema = z
+  .object({
+    start: z.number().describe("Seconds"),
+    end: z.number().describe("Seconds"),
+    speaker: z.string().describe("Speaker id (S1, S2…); its name is in result.speakers"),
+  })
+  .meta({ id: "SpeakerTurn", description: "A stretch of one voice as the diarizer heard it, speech between words included" });
 
 export const resultSchema = z
   .object({
@@ -158,6 +165,9 @@ export const resultSchema = z
     segments: z.array(segmentSchema),
     speakers: z.array(speakerSchema).describe("In order of first appearance; empty without speakers"),
     speakers_note: z.string().optional().describe("Why no speakers were identified although they were asked for"),
+    speaker_turns: z
+      .array(speakerTurnSchema)
+      .describe("Who spoke when, in time order, as the diarizer heard it (not changed by edits); empty without speakers. The rttm export is these turns"),
   })
   .meta({ id: "TranscriptionResult", description: "A transcript: its text, timed segments (words when asked for) and speakers" });
 
@@ -189,6 +199,7 @@ export function toResultBody(r: TranscriptionResult, withWords = true): z.infer<
     })),
     speakers: r.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
     ...(r.speakersNote ? { speakers_note: r.speakersNote } : {}),
+    speaker_turns: r.speakerTurns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })),
   };
 }
 

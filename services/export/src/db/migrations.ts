@@ -34,4 +34,11 @@ export const migrations: Migrations = {
       await sql`alter table exports add column pinned boolean not null default false`.execute(db);
     },
   },
+  // RTTM: the speaker turns, for diarization tools and scoring.
+  "0003_export_rttm": {
+    async up(db) {
+      await sql`alter table exports drop constraint exports_format_check`.execute(db);
+      await sql`alter table exports add constraint exports_format_check check (format in ('txt', 'docx', 'pdf', 'srt', 'vtt', 'json', 'rttm'))`.execute(db);
+    },
+  },
 };

@@ -1,4 +1,4 @@
-export const exportFormats = ["txt", "docx", "pdf", "srt", "vtt", "json"] as const;
+export const exportFormats = ["txt", "docx", "pdf", "srt", "vtt", "json", "rttm"] as const;
 export type ExportFormat = (typeof exportFormats)[number];
 
 export interface FormatInfo {
@@ -14,6 +14,8 @@ export const formatInfo: Readonly<Record<ExportFormat, FormatInfo>> = {
   srt: { extension: "srt", contentType: "application/x-subrip; charset=utf-8" },
   vtt: { extension: "vtt", contentType: "text/vtt; charset=utf-8" },
   json: { extension: "json", contentType: "application/json; charset=utf-8" },
+  // No registered type; plain text is what diarization scoring tools read.
+  rttm: { extension: "rttm", contentType: "text/plain; charset=utf-8" },
 };
 
 export function isExportFormat(value: string): value is ExportFormat {

@@ -6,6 +6,7 @@ export * from "./cues.js";
 export * from "./subtitles.js";
 export * from "./txt.js";
 export * from "./json.js";
+export * from "./rttm.js";
 export * from "./docx.js";
 export * from "./pdf.js";
 export * from "./fonts.js";

@@ -3,6 +3,7 @@ import type { FontSet } from "./fonts.js";
 import { formatInfo, type ExportFormat } from "./formats.js";
 import { renderJson } from "./json.js";
 import { renderPdf } from "./pdf.js";
+import { renderRttm } from "./rttm.js";
 import { renderSrt, renderVtt } from "./subtitles.js";
 import type { RenderOptions, Transcript } from "./transcript.js";
 import { renderTxt } from "./txt.js";
@@ -32,6 +33,8 @@ export async function renderExport(
       return text(renderVtt(transcript));
     case "json":
       return text(renderJson(transcript));
+    case "rttm":
+      return text(renderRttm(transcript));
     case "docx":
       return { data: await renderDocx(transcript, options), contentType, missingGlyphs: [] };
     case "pdf": {

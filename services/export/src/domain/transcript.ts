@@ -46,6 +46,8 @@ export interface Transcript {
   segments: TranscriptSegment[];
   /** Speakers by id with their current names; empty without speakers. */
   speakers?: Array<{ id: string; name: string }>;
+  /** Who spoke when, as the diarizer heard it; `speaker` is the name. Empty without speakers. */
+  speakerTurns?: Array<{ start: number; end: number; speaker: string }>;
   /** The transcript revision rendered (1 is the engine's result); recorded with the export. */
   revision?: number;
 }

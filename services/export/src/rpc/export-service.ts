@@ -16,6 +16,7 @@ const fromProto: Partial<Record<ProtoFormat, ExportFormat>> = {
   [ProtoFormat.SRT]: "srt",
   [ProtoFormat.VTT]: "vtt",
   [ProtoFormat.JSON]: "json",
+  [ProtoFormat.RTTM]: "rttm",
 };
 
 const toProto = Object.fromEntries(Object.entries(fromProto).map(([proto, format]) => [format, Number(proto)])) as Record<

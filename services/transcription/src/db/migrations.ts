@@ -274,5 +274,12 @@ export const migrations: Migrations = {
       }
     },
   },
+  // Speaker turns (decision 0020): the diarizer's own "who spoke when", speech between
+  // words included, for the RTTM export and result.speaker_turns.
+  "0008_speaker_turns": {
+    async up(db: Kysely<any>) {
+      await sql`alter table transcription_results add column speaker_turns jsonb not null default '[]'`.execute(db);
+    },
+  },
 };
 

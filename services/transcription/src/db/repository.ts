@@ -298,6 +298,7 @@ export async function insertResult(trx: Trx, resultId: string, transcriptionId: 
       dropped: json(result.dropped),
       speakers: json(result.speakers ?? []),
       speakers_note: result.speakersNote ?? null,
+      speaker_turns: json(result.speakerTurns ?? []),
     })
     .execute();
   if (result.segments.length > 0) {

@@ -2,7 +2,7 @@ import type { Generated, Insertable, Selectable } from "kysely";
 import type { Status } from "../domain/status.js";
 import type { Pool } from "../domain/pools.js";
 import type { JobSettings } from "../domain/settings.js";
-import type { Speaker } from "../domain/speakers.js";
+import type { Speaker, SpeakerTurn } from "../domain/speakers.js";
 import type { ChangeSummary, EditableSegment } from "../domain/edit-timing.js";
 import type { DroppedSegment, Word } from "../domain/transcriber.js";
 
@@ -77,6 +77,7 @@ export interface ResultsTable {
   dropped: DroppedSegment[] | Generated<DroppedSegment[]>;
   speakers: Generated<Speaker[]>;
   speakers_note: string | null;
+  speaker_turns: Generated<SpeakerTurn[]>;
   created_at: Generated<Date>;
 }
 

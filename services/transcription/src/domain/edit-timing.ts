@@ -247,7 +247,7 @@ export function applyEdit(base: readonly EditableSegment[], edits: readonly Segm
       const speaker = anchor.speaker === undefined ? anchorBase.speaker : anchor.speaker || undefined;
       if (speaker === anchorBase.speaker) out.push(anchorBase);
       else {
-        out.push({ ...withoutSpeaker(anchorBase), ...(speaker ? { speaker } : {}) });
+        out.push(withSpeaker(anchorBase, speaker));
         changes.edited_segments.push(anchorBase.id);
       }
       kept.add(anchorBase.id);
@@ -263,14 +263,18 @@ export function applyEdit(base: readonly EditableSegment[], edits: readonly Segm
       const id = isAnchor ? anchorBase.id : nextId++;
       const inherited = anchorBase?.speaker;
       const speaker = edit.speaker === undefined ? inherited : edit.speaker || undefined;
-      out.push({
-        id,
-        start: words[0]!.start,
-        end: Math.max(...words.map((w) => w.end)),
-        text: tokenize(edit.text).join(" "),
-        words,
-        ...(speaker ? { speaker } : {}),
-      });
+      out.push(
+        withSpeaker(
+          {
+            id,
+            start: words[0]!.start,
+            end: Math.max(...words.map((w) => w.end)),
+            text: tokenize(edit.text).join(" "),
+            words,
+          },
+          speaker,
+        ),
+      );
       if (isAnchor) {
         kept.add(id);
         changes.edited_segments.push(id);
@@ -281,9 +285,19 @@ export function applyEdit(base: readonly EditableSegment[], edits: readonly Segm
   return { segments: out, nextSegmentId: nextId, changes };
 }
 
-function withoutSpeaker(segment: EditableSegment): EditableSegment {
+/**
+ * A segment given to another speaker (or to none): its words go with it, so the words'
+ * speakers never contradict their segment's.
+ */
+function withSpeaker(segment: EditableSegment, speaker: string | undefined): EditableSegment {
   const { speaker: _speaker, ...rest } = segment;
-  return rest;
+  // Words already right stay the same objects (kept byte for byte, like untouched segments).
+  const words = rest.words.map((word) => {
+    if (word.speaker === speaker) return word;
+    const { speaker: _w, ...plain } = word;
+    return speaker ? { ...plain, speaker } : plain;
+  });
+  return { ...rest, words, ...(speaker ? { speaker } : {}) };
 }
 
 /** Whether a save changed nothing (the editor may still send it; no revision is made). */

@@ -82,7 +82,10 @@ function majority(words: readonly Word[]): string | undefined {
  * follow pauses, not voices), and a segment without words takes its own overlap.
  * Speaker ids are renumbered S1, S2… in order of first appearance in the transcript.
  */
-export function assignSpeakers(segments: readonly Segment[], turns: readonly SpeakerTurn[]): { segments: Segment[]; speakers: Speaker[] } {
+export function assignSpeakers(
+  segments: readonly Segment[],
+  turns: readonly SpeakerTurn[],
+): { segments: Segment[]; speakers: Speaker[]; speakerTurns: SpeakerTurn[] } {
   const out: Segment[] = [];
   for (const segment of segments) {
     if (!segment.words.length) {
@@ -120,7 +123,7 @@ export function assignSpeakers(segments: readonly Segment[], turns: readonly Spe
     }
     flush(!changes);
   }
-  return renumber(out);
+  return renumber(out, turns);
 }
 
 function joinWords(words: readonly Word[]): string {
@@ -129,8 +132,16 @@ function joinWords(words: readonly Word[]): string {
   return spaced ? words.map((w) => w.word).join("") : words.map((w) => w.word.trim()).join(" ");
 }
 
-/** S1, S2… by first appearance; the names start as the ids. */
-export function renumber(segments: readonly Segment[]): { segments: Segment[]; speakers: Speaker[] } {
+/**
+ * S1, S2… by first appearance in the transcript; the names start as the ids. The turns
+ * keep the diarizer's own times (speech between words included) under the new ids; a
+ * voice heard only where no word was written comes after the others, so every turn has a
+ * speaker that can be named.
+ */
+export function renumber(
+  segments: readonly Segment[],
+  turns: readonly SpeakerTurn[] = [],
+): { segments: Segment[]; speakers: Speaker[]; speakerTurns: SpeakerTurn[] } {
   const ids = new Map<string, string>();
   const idOf = (raw: string) => {
     let id = ids.get(raw);
@@ -145,10 +156,26 @@ export function renumber(segments: readonly Segment[]): { segments: Segment[]; s
     const words = s.words.map((w) => (w.speaker ? { ...w, speaker: idOf(w.speaker) } : w));
     return { ...s, words, ...(speaker ? { speaker: idOf(speaker) } : {}) };
   });
-  return { segments: out, speakers: [...ids.values()].map((id) => ({ id, name: id })) };
+  const speakerTurns = turns.map((t) => ({ start: t.start, end: t.end, speaker: idOf(t.speaker) }));
+  return { segments: out, speakers: [...ids.values()].map((id) => ({ id, name: id })), speakerTurns };
 }
 
 /** Strips speakers from a transcript (diarization off, or redone from scratch). */
 export function withoutSpeakers(segments: readonly Segment[]): Segment[] {
   return segments.map(({ speaker: _s, ...rest }) => ({ ...rest, words: rest.words.map(({ speaker: _w, ...w }) => w) }));
+}
+
+/**
+ * Speaker turns from words that carry a provider's speaker (ElevenLabs): one turn per run
+ * of words by one voice, a pause under 0.5 s kept inside the turn (as the diarizer does).
+ */
+export function turnsFromWords(words: ReadonlyArray<{ start: number; end: number; speaker?: string | undefined }>): SpeakerTurn[] {
+  const turns: SpeakerTurn[] = [];
+  for (const w of words) {
+    if (!w.speaker) continue;
+    const last = turns.at(-1);
+    if (last && last.speaker === w.speaker && w.start - last.end < 0.5) last.end = Math.max(last.end, w.end);
+    else turns.push({ start: w.start, end: w.end, speaker: w.speaker });
+  }
+  return turns;
 }

@@ -1,3 +1,4 @@
+import type { SpeakerTurn } from "./speakers.js";
 /**
  * The port every speech engine implements (local Whisper, Groq, ElevenLabs). The worker
  * picks one by the model's provider; nothing outside an adapter knows how it runs.
@@ -79,6 +80,8 @@ export interface TranscriptResult {
   speakers?: Array<{ id: string; name: string }>;
   /** Why there are no speakers although they were asked for (readable by a user). */
   speakersNote?: string;
+  /** Who spoke when, as the diarizer (or provider) heard it, with the ids of `speakers`. */
+  speakerTurns?: SpeakerTurn[];
   /** Provider-made speaker turns (ElevenLabs); the worker then runs no diarizer. */
   providerSpeakers?: boolean;
 }

@@ -6,6 +6,7 @@ import {
   ResponseFormat,
   SegmentSchema,
   SpeakerSchema,
+  SpeakerTurnSchema,
   TimestampGranularity,
   TranscriptionConfigSchema,
   TranscriptionListItemSchema,
@@ -144,6 +145,7 @@ export function toResult(view: RevisionView, withWords: boolean): TranscriptionR
     ),
     speakers: view.result.speakers.map((sp) => create(SpeakerSchema, sp)),
     ...(view.result.speakers_note ? { speakersNote: view.result.speakers_note } : {}),
+    speakerTurns: view.result.speaker_turns.map((t) => create(SpeakerTurnSchema, t)),
   });
 }
 
@@ -229,6 +231,7 @@ export function toResultJson(view: RevisionView, withWords: boolean): Uint8Array
       })),
       speakers: view.result.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
       ...(view.result.speakers_note ? { speakers_note: view.result.speakers_note } : {}),
+      speaker_turns: view.result.speaker_turns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })),
     }),
   );
 }

@@ -35,7 +35,7 @@ import {
 import { startRevisions } from "../db/revisions.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { findModel } from "../domain/models.js";
-import { assignSpeakers, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
+import { assignSpeakers, turnsFromWords, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
 import { settleTranscript, timelineViolations } from "../domain/timeline.js";
 import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
 import { diarizeFile, type DiarizerOptions } from "../engines/local/diarizer.js";
@@ -213,12 +213,14 @@ export class JobRunner {
       await this.markTranscribing(job, file);
       const limit = timeLimitSeconds(file.duration, options.timeFactor);
       const timer = setTimeout(() => controller.abort(new TimeLimit(limit)), limit * 1000);
+      // The diarizer stops in time for the transcript to be saved without speakers.
+      const diarizeBy = Date.now() + limit * 1000 - DIARIZER_MARGIN_MS;
       try {
         audioPath = await this.download(job, controller.signal);
         const result =
           job.kind === "diarize"
-            ? await this.diarizeOnly(job, audioPath, controller.signal)
-            : await this.withSpeakers(job, await this.transcribe(job, file, audioPath, transcriberFor, controller.signal), audioPath, controller.signal, log);
+            ? await this.diarizeOnly(job, audioPath, { duration: file.duration, by: diarizeBy }, controller.signal)
+            : await this.withSpeakers(job, await this.transcribe(job, file, audioPath, transcriberFor, controller.signal), audioPath, { duration: file.duration, by: diarizeBy }, controller.signal, log);
         await this.complete(job, result, log);
       } finally {
         clearTimeout(timer);
@@ -418,40 +420,44 @@ export class JobRunner {
 
   /**
    * Speakers for a fresh transcript: the provider's own (ElevenLabs) or the local
-   * diarizer's turns joined to the words by time. Missing speaker weights do not fail
-   * the transcript: it completes without speakers and says why.
+   * diarizer's turns joined to the words by time. Speakers never fail a transcript
+   * (decision 0020): whatever stops the diarizer (missing weights, undecodable audio, its
+   * time limit, a crash) completes the transcript without speakers and says why. Only the
+   * job's own stop (lease lost, worker stopping, the job's time limit) goes on up.
    */
-  private async withSpeakers(job: LeasedJob, result: TranscriptResult, audioPath: string, signal: AbortSignal, log: Logger): Promise<TranscriptResult> {
+  private async withSpeakers(job: LeasedJob, result: TranscriptResult, audioPath: string, time: DiarizeTime, signal: AbortSignal, log: Logger): Promise<TranscriptResult> {
     if (!job.settings.diarize) return result;
     if (result.providerSpeakers) {
-      const turns: SpeakerTurn[] = result.segments.flatMap((s) => s.words.flatMap((w) => (w.speaker ? [{ start: w.start, end: w.end, speaker: w.speaker }] : [])));
+      const turns = turnsFromWords(result.segments.flatMap((s) => s.words));
       return { ...result, ...assignSpeakers(withoutSpeakers(result.segments), turns) };
     }
     try {
-      const turns = await this.turnsOf(job, audioPath, signal);
+      const turns = await this.turnsOf(job, audioPath, time, signal);
       return { ...result, ...assignSpeakers(result.segments, turns) };
     } catch (error) {
-      if (error instanceof TranscriberError && error.kind === "permanent") {
-        log.warn({ err: error }, "transcript completed without speakers");
-        return { ...result, speakers: [], speakersNote: error.message };
-      }
-      throw error;
+      if (signal.aborted) throw error;
+      const reason = readable(error);
+      const note = reason.startsWith(SPEAKERS_FAILED) ? reason : `${SPEAKERS_FAILED}: ${reason}`;
+      log.warn({ err: error }, "transcript completed without speakers");
+      return { ...result, speakers: [], speakersNote: note };
     }
   }
 
   /** A diarize-only job: the current result again, with speakers; nothing is transcribed. */
-  private async diarizeOnly(job: LeasedJob, audioPath: string, signal: AbortSignal): Promise<TranscriptResult> {
+  private async diarizeOnly(job: LeasedJob, audioPath: string, time: DiarizeTime, signal: AbortSignal): Promise<TranscriptResult> {
     const row = await this.deps.db.selectFrom("transcriptions").select("result_id").where("id", "=", job.transcription_id).executeTakeFirst();
     const current = row?.result_id ? await loadTranscript(this.deps.db, row.result_id) : undefined;
     if (!current) throw new TranscriberError("permanent", "The transcript to identify speakers in no longer exists");
-    const turns = await this.turnsOf(job, audioPath, signal);
+    const turns = await this.turnsOf(job, audioPath, time, signal);
     return { ...current, ...assignSpeakers(withoutSpeakers(current.segments), turns) };
   }
 
-  private async turnsOf(job: LeasedJob, audioPath: string, signal: AbortSignal): Promise<SpeakerTurn[]> {
-    if (!this.deps.diarizer) throw new TranscriberError("permanent", "Speakers could not be identified: this worker has no diarizer configured");
+  private async turnsOf(job: LeasedJob, audioPath: string, time: DiarizeTime, signal: AbortSignal): Promise<SpeakerTurn[]> {
+    if (!this.deps.diarizer) throw new TranscriberError("permanent", `${SPEAKERS_FAILED}: this worker has no diarizer configured`);
     const out = await diarizeFile(this.deps.diarizer, {
       audioPath,
+      durationSeconds: time.duration,
+      notAfter: time.by,
       minSpeakers: job.settings.minSpeakers,
       maxSpeakers: job.settings.maxSpeakers,
       signal,
@@ -525,6 +531,15 @@ export class JobRunner {
     });
     if (failed) jobsFailed.inc();
   }
+}
+
+const SPEAKERS_FAILED = "Speakers could not be identified";
+const DIARIZER_MARGIN_MS = 15_000;
+
+/** The audio's seconds (the diarizer's own limit grows with them) and when the job's limit falls. */
+interface DiarizeTime {
+  duration: number;
+  by: number;
 }
 
 function readable(error: unknown): string {

@@ -1,11 +1,12 @@
 // The transcript editor (issue 19): segments that follow playback and stay clickable,
 // click "Edit" (or double-click the text) to type, split at the cursor, merge with the
 // next, find and replace, undo/redo, save as a revision (409 → reload or overwrite),
-// history with restore, low-confidence words marked, keyboard shortcuts.
+// history with restore, low-confidence words marked, keyboard shortcuts; segments (one or a
+// selection) given to another speaker, saved as a revision like any edit.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
-import { Badge, Button, Card, Dialog, DialogContent, DialogFooter, Input, Label } from "../../components/ui";
+import { Badge, Button, Card, Dialog, DialogContent, DialogFooter, Input, Label, Select, SelectContent, SelectItem, SelectTrigger } from "../../components/ui";
 import { ApiError } from "../../lib/api/errors";
 import { queryKeys } from "../../lib/api/product";
 import type { Segment, TranscriptionDetail } from "../../lib/api/schemas";
@@ -22,6 +23,7 @@ import {
   isDirty,
   loadDraft,
   mergeWithNext,
+  reassignSpeaker,
   redo,
   replaceMatches,
   setText,
@@ -72,6 +74,7 @@ export function TranscriptEditor({
   const [helpOpen, setHelpOpen] = useState(false);
   const [conflict, setConflict] = useState<number | undefined>();
   const [threshold, setThreshold] = useState(storedThreshold);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const textareas = useRef(new Map<string, HTMLTextAreaElement>());
   const findInput = useRef<HTMLInputElement>(null);
 
@@ -200,6 +203,22 @@ export function TranscriptEditor({
   }, [run]);
 
   const speakerView = useSpeakerView();
+  const withSpeakers = speakerView.speakers.length > 0;
+  // A selection only holds segments still in the draft (undo, a save or a reload may drop some).
+  const selection = useMemo(() => new Set(draft.segments.filter((s) => selected.has(s.key)).map((s) => s.key)), [draft.segments, selected]);
+  const toggleSelected = (key: string) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  const reassign = (speaker: string) => {
+    const count = selection.size;
+    change((d) => reassignSpeaker(d, selection, speaker));
+    setSelected(new Set());
+    toast.success(`${count} segment${count === 1 ? "" : "s"} given to ${speakerView.nameOf(speaker) ?? speaker}; save to keep it`);
+  };
   const originalByKey = useMemo(() => new Map(original.segments.map((s) => [s.key, s])), [original]);
   const serverById = useMemo(() => new Map(result.segments.map((s) => [s.id, s])), [result.segments]);
   const active = activeIndex(result.segments, time);
@@ -251,6 +270,28 @@ export function TranscriptEditor({
           </label>
         </div>
       </Card>
+
+      {withSpeakers && selection.size > 0 ? (
+        <Card className="reassign-bar" role="region" aria-label="Reassign speaker">
+          <span>
+            {selection.size} segment{selection.size === 1 ? "" : "s"} selected
+          </span>
+          <Label htmlFor="reassign-speaker">Give to</Label>
+          <Select value="" onValueChange={reassign}>
+            <SelectTrigger id="reassign-speaker" placeholder="Choose a speaker" />
+            <SelectContent>
+              {speakerView.speakers.map((s) => (
+                <SelectItem key={s.id} value={s.id}>
+                  {s.name}
+                </SelectItem>
+              ))}
+            </SelectContent>
+          </Select>
+          <Button size="sm" variant="ghost" onClick={() => setSelected(new Set())}>
+            Clear selection
+          </Button>
+        </Card>
+      ) : null}
 
       {findOpen ? <FindReplace draft={draft} onChange={change} inputRef={findInput} onClose={() => setFindOpen(false)} /> : null}
       {historyOpen ? (
@@ -324,6 +365,15 @@ export function TranscriptEditor({
                   </>
                 ) : (
                   <div className="segment-line">
+                    {withSpeakers ? (
+                      <input
+                        type="checkbox"
+                        className="segment-select"
+                        checked={selection.has(segment.key)}
+                        onChange={() => toggleSelected(segment.key)}
+                        aria-label={`Select segment ${index + 1}`}
+                      />
+                    ) : null}
                     <p className="segment-text" onClick={() => start !== undefined && onSeek(start)} onDoubleClick={() => setEditing(segment.key)}>
                       {unchanged ? <Words segment={server!} active={isActive} time={time} threshold={threshold} onSeek={onSeek} /> : segment.text}
                     </p>

@@ -57,6 +57,15 @@ export function mergeWithNext(draft: Draft, key: string): Draft {
   return { ...draft, segments };
 }
 
+/**
+ * Gives segments (one, or a selection) to another speaker: one draft change, so one
+ * revision when saved. Segments already theirs are left as they are.
+ */
+export function reassignSpeaker(draft: Draft, keys: ReadonlySet<string>, speaker: string): Draft {
+  if (![...keys].some((key) => draft.segments.some((s) => s.key === key && s.speaker !== speaker))) return draft;
+  return { ...draft, segments: draft.segments.map((s) => (keys.has(s.key) && s.speaker !== speaker ? { ...s, speaker } : s)) };
+}
+
 export interface FindOptions {
   caseSensitive: boolean;
   wholeWord: boolean;

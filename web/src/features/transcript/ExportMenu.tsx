@@ -13,6 +13,7 @@ export const EXPORT_LABELS: Record<ExportFormat, string> = {
   srt: "Subtitles (.srt)",
   vtt: "WebVTT (.vtt)",
   json: "JSON (.json)",
+  rttm: "RTTM speaker turns (.rttm)",
 };
 
 /** Starts a download without leaving the page; the server's Content-Disposition names the file. */
@@ -27,7 +28,8 @@ export function startDownload(url: string): void {
   link.remove();
 }
 
-export function ExportMenu({ transcriptionId, disabled = false }: { transcriptionId: string; disabled?: boolean }) {
+/** `withSpeakers`: the transcript has speaker turns, so RTTM is offered. */
+export function ExportMenu({ transcriptionId, disabled = false, withSpeakers = false }: { transcriptionId: string; disabled?: boolean; withSpeakers?: boolean }) {
   const [busy, setBusy] = useState<ExportFormat | null>(null);
 
   const run = async (format: ExportFormat) => {
@@ -54,7 +56,7 @@ export function ExportMenu({ transcriptionId, disabled = false }: { transcriptio
       </DropdownMenuTrigger>
       <DropdownMenuContent>
         <DropdownMenuLabel>Download as</DropdownMenuLabel>
-        {EXPORT_FORMATS.map((format) => (
+        {EXPORT_FORMATS.filter((format) => format !== "rttm" || withSpeakers).map((format) => (
           <DropdownMenuItem key={format} onSelect={() => void run(format)}>
             {EXPORT_LABELS[format]}
           </DropdownMenuItem>

@@ -61,7 +61,7 @@ export function TranscriptView({ id, startAt }: { id: string; startAt?: number |
           <Button size="sm" onClick={() => setRerunOpen((open) => !open)} disabled={!canRerun} aria-expanded={rerunOpen}>
             Re-run
           </Button>
-          <ExportMenu transcriptionId={id} disabled={!completed} />
+          <ExportMenu transcriptionId={id} disabled={!completed} withSpeakers={(transcript.result?.speakers.length ?? 0) > 0} />
           <Button size="sm" variant="danger" onClick={() => setDeleteOpen(true)}>
             Delete
           </Button>

@@ -273,8 +273,8 @@ export const renameRequestSchema = z.object({
 
 // ---- exports -------------------------------------------------------------------------
 
-/** The spec's four formats plus vtt and json (the BFF's exports route). */
-export const EXPORT_FORMATS = ["txt", "docx", "pdf", "srt", "vtt", "json"] as const;
+/** The spec's four formats plus vtt, json and rttm (the speaker turns) (the BFF's exports route). */
+export const EXPORT_FORMATS = ["txt", "docx", "pdf", "srt", "vtt", "json", "rttm"] as const;
 export const exportFormatSchema = z.enum(EXPORT_FORMATS);
 export type ExportFormat = z.infer<typeof exportFormatSchema>;
 export const exportRequestSchema = z.object({ format: exportFormatSchema, includeTimestamps: z.boolean().optional() });

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transcribe/export/v1/export.proto.
  */
 export const file_transcribe_export_v1_export: GenFile = /*@__PURE__*/
-  fileDesc("CiF0cmFuc2NyaWJlL2V4cG9ydC92MS9leHBvcnQucHJvdG8SFHRyYW5zY3JpYmUuZXhwb3J0LnYxIrQBChNDcmVhdGVFeHBvcnRSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSGAoQdHJhbnNjcmlwdGlvbl9pZBgCIAEoCRIyCgZmb3JtYXQYAyABKA4yIi50cmFuc2NyaWJlLmV4cG9ydC52MS5FeHBvcnRGb3JtYXQSGgoSaW5jbHVkZV90aW1lc3RhbXBzGAQgASgIEhUKCHJldmlzaW9uGAUgASgFSACIAQFCCwoJX3JldmlzaW9uIpABChRDcmVhdGVFeHBvcnRSZXNwb25zZRIUCgxkb3dubG9hZF91cmwYASABKAkSMgoGZm9ybWF0GAIgASgOMiIudHJhbnNjcmliZS5leHBvcnQudjEuRXhwb3J0Rm9ybWF0Ei4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKrkBCgxFeHBvcnRGb3JtYXQSHQoZRVhQT1JUX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhUKEUVYUE9SVF9GT1JNQVRfVFhUEAESFgoSRVhQT1JUX0ZPUk1BVF9ET0NYEAISFQoRRVhQT1JUX0ZPUk1BVF9QREYQAxIVChFFWFBPUlRfRk9STUFUX1NSVBAEEhUKEUVYUE9SVF9GT1JNQVRfVlRUEAUSFgoSRVhQT1JUX0ZPUk1BVF9KU09OEAYyeAoNRXhwb3J0U2VydmljZRJnCgxDcmVhdGVFeHBvcnQSKS50cmFuc2NyaWJlLmV4cG9ydC52MS5DcmVhdGVFeHBvcnRSZXF1ZXN0GioudHJhbnNjcmliZS5leHBvcnQudjEuQ3JlYXRlRXhwb3J0UmVzcG9uc2UiAGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiF0cmFuc2NyaWJlL2V4cG9ydC92MS9leHBvcnQucHJvdG8SFHRyYW5zY3JpYmUuZXhwb3J0LnYxIrQBChNDcmVhdGVFeHBvcnRSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSGAoQdHJhbnNjcmlwdGlvbl9pZBgCIAEoCRIyCgZmb3JtYXQYAyABKA4yIi50cmFuc2NyaWJlLmV4cG9ydC52MS5FeHBvcnRGb3JtYXQSGgoSaW5jbHVkZV90aW1lc3RhbXBzGAQgASgIEhUKCHJldmlzaW9uGAUgASgFSACIAQFCCwoJX3JldmlzaW9uIpABChRDcmVhdGVFeHBvcnRSZXNwb25zZRIUCgxkb3dubG9hZF91cmwYASABKAkSMgoGZm9ybWF0GAIgASgOMiIudHJhbnNjcmliZS5leHBvcnQudjEuRXhwb3J0Rm9ybWF0Ei4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKtEBCgxFeHBvcnRGb3JtYXQSHQoZRVhQT1JUX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhUKEUVYUE9SVF9GT1JNQVRfVFhUEAESFgoSRVhQT1JUX0ZPUk1BVF9ET0NYEAISFQoRRVhQT1JUX0ZPUk1BVF9QREYQAxIVChFFWFBPUlRfRk9STUFUX1NSVBAEEhUKEUVYUE9SVF9GT1JNQVRfVlRUEAUSFgoSRVhQT1JUX0ZPUk1BVF9KU09OEAYSFgoSRVhQT1JUX0ZPUk1BVF9SVFRNEAcyeAoNRXhwb3J0U2VydmljZRJnCgxDcmVhdGVFeHBvcnQSKS50cmFuc2NyaWJlLmV4cG9ydC52MS5DcmVhdGVFeHBvcnRSZXF1ZXN0GioudHJhbnNjcmliZS5leHBvcnQudjEuQ3JlYXRlRXhwb3J0UmVzcG9uc2UiAGIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message transcribe.export.v1.CreateExportRequest
@@ -36,8 +36,8 @@ export type CreateExportRequest = Message<"transcribe.export.v1.CreateExportRequ
   format: ExportFormat;
 
   /**
-   * TXT, DOCX and PDF: prefix each segment with its start time. SRT, VTT and JSON are
-   * always timed and ignore it.
+   * TXT, DOCX and PDF: prefix each segment with its start time. SRT, VTT, JSON and RTTM
+   * are always timed and ignore it.
    *
    * @generated from field: bool include_timestamps = 4;
    */
@@ -138,6 +138,13 @@ export enum ExportFormat {
    * @generated from enum value: EXPORT_FORMAT_JSON = 6;
    */
   JSON = 6,
+
+  /**
+   * The speaker turns as RTTM, one SPEAKER line per turn, under the speakers' names.
+   *
+   * @generated from enum value: EXPORT_FORMAT_RTTM = 7;
+   */
+  RTTM = 7,
 }
 
 /**

