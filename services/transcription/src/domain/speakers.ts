@@ -12,6 +12,10 @@ export interface SpeakerTurn {
 export interface Speaker {
   id: string;
   name: string;
+  /** The voice-library voice this speaker was recognised as or saved to (decision 0028). */
+  voiceId?: string;
+  /** Set while the name is a voice-library match: 0 to 1. */
+  confidence?: number;
 }
 
 export const MAX_SPEAKER_NAME_LENGTH = 80;
@@ -82,7 +86,7 @@ function majority(words: readonly Word[]): string | undefined {
  * follow pauses, not voices), and a segment without words takes its own overlap.
  * Speaker ids are renumbered S1, S2… in order of first appearance in the transcript.
  */
-export function assignSpeakers(segments: readonly Segment[], turns: readonly SpeakerTurn[]): { segments: Segment[]; speakers: Speaker[] } {
+export function assignSpeakers(segments: readonly Segment[], turns: readonly SpeakerTurn[]): Renumbered {
   const out: Segment[] = [];
   for (const segment of segments) {
     if (!segment.words.length) {
@@ -129,8 +133,15 @@ function joinWords(words: readonly Word[]): string {
   return spaced ? words.map((w) => w.word).join("") : words.map((w) => w.word.trim()).join(" ");
 }
 
+/** A transcript's speakers after renumbering; `renamed` maps each incoming id to its new one. */
+export interface Renumbered {
+  segments: Segment[];
+  speakers: Speaker[];
+  renamed: Map<string, string>;
+}
+
 /** S1, S2… by first appearance; the names start as the ids. */
-export function renumber(segments: readonly Segment[]): { segments: Segment[]; speakers: Speaker[] } {
+export function renumber(segments: readonly Segment[]): Renumbered {
   const ids = new Map<string, string>();
   const idOf = (raw: string) => {
     let id = ids.get(raw);
@@ -145,7 +156,7 @@ export function renumber(segments: readonly Segment[]): { segments: Segment[]; s
     const words = s.words.map((w) => (w.speaker ? { ...w, speaker: idOf(w.speaker) } : w));
     return { ...s, words, ...(speaker ? { speaker: idOf(speaker) } : {}) };
   });
-  return { segments: out, speakers: [...ids.values()].map((id) => ({ id, name: id })) };
+  return { segments: out, speakers: [...ids.values()].map((id) => ({ id, name: id })), renamed: ids };
 }
 
 /** Strips speakers from a transcript (diarization off, or redone from scratch). */
