@@ -4,7 +4,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sentBody } from "./auth-screens-helpers";
-import { json, sessionAnswer, stubNetwork, TEST_USER, type Answer } from "./fake-network";
+import { billingAnswers, json, sessionAnswer, stubNetwork, TEST_USER, type Answer } from "./fake-network";
 import { renderApp } from "./render-app";
 
 afterEach(() => vi.unstubAllGlobals());
@@ -117,5 +117,53 @@ describe("voice library", () => {
     await waitFor(() => expect(within(section).getByRole("switch")).not.toBeChecked());
     expect(sentBody(network, "PUT", "/api/v1/voices/settings")).toEqual({ enabled: false });
     expect(within(section).queryByTestId("voice")).toBeNull();
+  });
+});
+
+describe("a recognised speaker on the transcript page", () => {
+  it("shows 'recognised' with the confidence and undoes a wrong match", async () => {
+    let matched = true;
+    const speakers = () => [
+      matched ? { id: "S1", name: "Alex", voice_id: "v1", confidence: 0.87 } : { id: "S1", name: "S1" },
+      { id: "S2", name: "S2" },
+    ];
+    const network = stubNetwork({
+      "GET /auth/get-session": sessionAnswer(TEST_USER),
+      ...billingAnswers(),
+      "GET /api/v1/transcriptions/t1": () =>
+        json({
+          id: "t1",
+          display_name: "Team meeting",
+          status: "completed",
+          config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment"], diarize: true },
+          audio_file: { file_id: "f1", file_name: "meeting.mp3" },
+          result: {
+            id: "r1",
+            text: "Hello there. General Kenobi.",
+            language: "en",
+            duration: 9,
+            speakers: speakers(),
+            segments: [
+              { id: 0, start: 0, end: 4, text: " Hello there.", speaker: "S1" },
+              { id: 1, start: 4, end: 9, text: " General Kenobi.", speaker: "S2" },
+            ],
+          },
+          created_at: "2025-03-01T10:00:00.000Z",
+          updated_at: "2025-03-01T10:05:00.000Z",
+        }),
+      "GET /api/v1/transcriptions/t1/audio-url": () => json({ url: "https://media.example/t1.mp3", expires_at: "2099-01-01T00:00:00.000Z" }),
+      "DELETE /api/v1/transcriptions/t1/speakers/S1/voice": () => {
+        matched = false;
+        return json({ speakers: speakers() });
+      },
+    });
+    renderApp(["/transcript/t1"]);
+    const panel = await screen.findByLabelText("Speakers");
+    expect(await within(panel).findByTestId("speaker-recognised")).toHaveTextContent("recognised 87%");
+    expect(within(panel).queryAllByTestId("speaker-recognised")).toHaveLength(1);
+    fireEvent.click(within(panel).getByRole("button", { name: "Not Alex: undo the match" }));
+    await waitFor(() => expect(within(panel).queryByTestId("speaker-recognised")).toBeNull());
+    expect(network.calls).toContain("DELETE /api/v1/transcriptions/t1/speakers/S1/voice");
+    expect(within(panel).queryByText("Alex")).toBeNull();
   });
 });
