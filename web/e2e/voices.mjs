@@ -124,7 +124,8 @@ try {
   const toggle = section.getByRole("switch", { name: "Remember the voices of speakers I name" });
   if (!check("Account Settings has the voice library switch, off by default", (await visible(toggle, TIMEOUT_MS)) && !(await toggle.isChecked()))) throw new Error("no switch");
   check("with a plain explanation (a voice print, never the audio)", (await section.textContent())?.includes("never the audio") ?? false);
-  await toggle.check();
+  // The switch follows the server: it turns once PUT /api/v1/voices/settings answers.
+  await toggle.click();
   check("the library turns on", await visible(section.getByText("No saved voices yet."), TIMEOUT_MS));
 
   // First recording: the low voice speaks first (S1), the high one second (S2); name both.
