@@ -70,7 +70,8 @@ function conversation(lines, name) {
 /** Uploads on the dashboard, starts with two speakers, waits for Completed, opens the transcript. */
 async function transcribe(page, audioPath) {
   const displayName = path.basename(audioPath, ".mp3");
-  await page.goto(`${baseUrl}/dashboard`);
+  // The sign-in link lands on the server's public origin (localhost); the session cookie is there.
+  await page.goto(`${new URL(page.url()).origin}/dashboard`);
   await page.getByTestId("file-input").setInputFiles(audioPath);
   const startForm = page.getByRole("form", { name: "Start transcription" });
   if (!check(`${displayName}: uploaded and processed`, await visible(startForm, PROCESSING_TIMEOUT_MS))) throw new Error("the file was not processed");
@@ -162,7 +163,7 @@ try {
   check(`and ${LOW} stays`, await visible(panel.locator(".speaker-name", { hasText: LOW }), TIMEOUT_MS));
 
   // Account Settings lists the two saved voices.
-  await page.goto(`${baseUrl}/account`);
+  await page.goto(`${new URL(page.url()).origin}/account`);
   const voices = page.getByTestId("account-voices").getByTestId("voice");
   await visible(voices.first(), TIMEOUT_MS);
   const listed = (await voices.allTextContents()).map((t) => t.trim());
