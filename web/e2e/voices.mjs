@@ -145,7 +145,7 @@ try {
   panel = await transcribe(page, second);
   check(`the high voice is recognised as ${HIGH}`, await visible(panel.locator(".speaker-name", { hasText: HIGH }), TIMEOUT_MS));
   check(`the low voice is recognised as ${LOW}`, await visible(panel.locator(".speaker-name", { hasText: LOW }), TIMEOUT_MS));
-  check(`the budget line (high voice) is labelled ${HIGH}`, (await nameOn(page, "budget")) === HIGH, await nameOn(page, "budget"));
+  check(`the finance line (high voice) is labelled ${HIGH}`, (await nameOn(page, "finance")) === HIGH, await nameOn(page, "finance"));
   check(`the hosting line (low voice) is labelled ${LOW}`, (await nameOn(page, "hosting")) === LOW, await nameOn(page, "hosting"));
   const badges = (await panel.getByTestId("speaker-recognised").allTextContents()).map((t) => t.trim());
   check("both show 'recognised' with a confidence", badges.length === 2 && badges.every((b) => /^recognised \d+%$/.test(b)), badges.join(", "));
