@@ -151,6 +151,15 @@ describe("embedded mode: npm start", () => {
     runBrowserScript(stack!, "web/e2e/speakers.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 600_000);
   }, 660_000);
 
+  it("recognises named voices in a second recording of the same people (voices.mjs)", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    // voices.mjs (decision 0031): the voice library turned on in Account Settings, two speakers
+    // named in one recording, a second recording of the same two voices (the other first)
+    // comes back with both names, 'recognised' with a confidence, the names in the vtt, one
+    // match undone, and both voices listed in Account Settings.
+    runBrowserScript(stack!, "web/e2e/voices.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
+  }, 900_000);
+
   it("edits a transcript in the browser: correct, split, save, reload, play, export, history, restore, two tabs (editor.mjs)", async (context) => {
     if (!browserAvailable()) return context.skip();
     // editor.mjs (issue 19): the corrected word keeps the misrecognised word's time, plays and

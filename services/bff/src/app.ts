@@ -35,6 +35,7 @@ import { BlogService } from "@transcribe/proto/blog/v1/blog";
 import { EXPORT_STORAGE_PREFIX, STORAGE_PREFIX, storageProxy } from "./routes/storage-proxy.js";
 import { transcriptionRoutes } from "./routes/transcriptions.js";
 import { transcriptEditingRoutes } from "./routes/transcript-editing.js";
+import { voiceRoutes } from "./routes/voices.js";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { createAuthClient, createHealthClients, upstreamUrls } from "./upstreams.js";
 import { apiKeyRoutes } from "./routes/api-keys.js";
@@ -107,6 +108,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     adminEmails: config.ADMIN_EMAILS,
   });
   await app.register(transcriptEditingRoutes, { client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
+  await app.register(voiceRoutes, { client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(exportRoutes, { client: createServiceClient(ExportService, urls.export, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   // Developer API (docs/api.md "Use it from code"): API keys, OpenAI-compatible /v1, async jobs.
   await app.register(apiKeyRoutes, { client: createAuthClient(urls, config.SERVICE_TIMEOUT_MS) });

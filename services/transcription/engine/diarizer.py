@@ -5,7 +5,7 @@
                        "min_speakers": null, "max_speakers": null, "threshold": null}'
 
 prints one JSON line: {"ok": true, "result": {"turns": [{"start", "end", "speaker"}],
-"speakers": ["S1", ...], "stats": {...}}} or {"ok": false, "error": {"kind", "message"}}.
+"speakers": ["S1", ...], "embeddings": {"S1": [256 floats], ...}, "stats": {...}}} or {"ok": false, "error": {"kind", "message"}}.
 
 Pipeline (decision 0020): Silero VAD (the ONNX model inside faster-whisper's wheel) finds
 speech; every 1.6 s window of speech (hop 0.8 s) gets a d-vector from Resemblyzer's GE2E
@@ -408,6 +408,7 @@ def diarize(request: dict) -> dict:
     return {
         "turns": turns,
         "speakers": sorted({t["speaker"] for t in turns}, key=lambda s: int(s[1:])),
+        "embeddings": speaker_embeddings(embeddings, windows, turns),
         "stats": {
             "duration": round(duration, 3),
             "speech_seconds": round(sum(r[1] - r[0] for r in regions), 3),
@@ -562,6 +563,28 @@ def to_turns(regions: list, windows: list, labels: np.ndarray, frame: float = 0.
         else:
             turns.append({"start": round(start, 3), "end": round(end, 3), "speaker": speaker})
     return turns
+
+
+def speaker_embeddings(embeddings: np.ndarray, windows: list, turns: list) -> dict:
+    """Each speaker's voice for the voice library (decision 0031): the unit-norm mean of the
+    embeddings of the windows whose centre falls in its turns, after the final labels."""
+    if not len(embeddings) or not turns:
+        return {}
+    starts = np.array([t["start"] for t in turns])
+    sums: dict = {}
+    for (start, end), vector in zip(windows, embeddings):
+        centre = (start + end) / 2
+        k = int(np.searchsorted(starts, centre, side="right")) - 1
+        if k < 0 or centre > turns[k]["end"]:
+            continue
+        speaker = turns[k]["speaker"]
+        sums[speaker] = sums.get(speaker, 0) + vector.astype(np.float64)
+    out = {}
+    for speaker, total in sums.items():
+        norm = float(np.linalg.norm(total))
+        if norm > 0:
+            out[speaker] = [round(float(x), 6) for x in total / norm]
+    return out
 
 
 def main() -> None:

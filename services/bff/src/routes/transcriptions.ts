@@ -146,7 +146,14 @@ const segmentSchema = z.object({
   words: z.array(wordSchema).optional().describe("When word timestamps were requested"),
   speaker: z.string().optional().describe("Speaker id (S1, S2…); its name is in result.speakers"),
 }).meta({ id: "Segment", description: "A timed stretch of the transcript" });
-export const speakerSchema = z.object({ id: z.string(), name: z.string() }).meta({ id: "Speaker", description: "A speaker of the transcript and the name people gave it" });
+export const speakerSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    voice_id: z.string().optional().describe("The saved voice (voice library) this speaker was recognised as or saved to"),
+    confidence: z.number().min(0).max(1).optional().describe("Set while the name came from the voice library: how sure the match is, 0 to 1"),
+  })
+  .meta({ id: "Speaker", description: "A speaker of the transcript and the name people gave it" });
 export const speakerTurnSchema = z
   .object({
     start: z.number().describe("Seconds"),
@@ -197,7 +204,7 @@ export function toResultBody(r: TranscriptionResult, withWords = true): z.infer<
           }
         : {}),
     })),
-    speakers: r.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
+    speakers: r.speakers.map(speakerOf),
     ...(r.speakersNote ? { speakers_note: r.speakersNote } : {}),
     speaker_turns: r.speakerTurns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })),
   };
@@ -282,6 +289,12 @@ const retrySchema = z.object({ settings: settingsSchema.optional() }).meta({ id:
 const retryResponseSchema = z.object({ job_id: z.string() }).meta({ id: "RetryTranscriptionResponse", description: "The new job; poll the transcription" });
 const deletedSchema = z.null().describe("Deleted");
 const notModifiedSchema = z.null().describe("Not modified");
+
+const speakerListSchema = z.object({ speakers: z.array(speakerSchema) }).meta({ id: "SpeakerList", description: "Every speaker of the transcript with its name after the rename" });
+
+function speakerOf(sp: { id: string; name: string; voiceId?: string | undefined; confidence?: number | undefined }): z.infer<typeof speakerSchema> {
+  return { id: sp.id, name: sp.name, ...(sp.voiceId ? { voice_id: sp.voiceId } : {}), ...(sp.confidence !== undefined ? { confidence: sp.confidence } : {}) };
+}
 
 function userId(request: FastifyRequest): string {
   const id = request.user?.id;
@@ -495,7 +508,7 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
         summary: "Rename a speaker everywhere in the transcript and its exports (1 to 80 characters, trimmed)",
         params: z.object({ id: z.string().min(1).max(64), speaker_id: z.string().min(1).max(16) }),
         body: z.object({ name: z.string().max(10_000) }).meta({ id: "RenameSpeaker", description: "The speaker's new name" }),
-        response: { 200: z.object({ speakers: z.array(speakerSchema) }).meta({ id: "SpeakerList", description: "Every speaker of the transcript with its name after the rename" }), 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema },
+        response: { 200: speakerListSchema, 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema },
       },
     },
     async (request) => {
@@ -505,7 +518,24 @@ export const transcriptionRoutes: FastifyPluginAsyncZod<{
         speakerId: request.params.speaker_id,
         name: request.body.name,
       });
-      return { speakers: answer.speakers.map((sp) => ({ id: sp.id, name: sp.name })) };
+      return { speakers: answer.speakers.map(speakerOf) };
+    },
+  );
+
+  app.delete(
+    "/api/v1/transcriptions/:id/speakers/:speaker_id/voice",
+    {
+      schema: {
+        ...common,
+        operationId: "unmatchSpeaker",
+        summary: "Undo a voice-library match: the speaker goes back to its anonymous id (S1, S2…) here and in exports",
+        params: z.object({ id: z.string().min(1).max(64), speaker_id: z.string().min(1).max(16) }),
+        response: { 200: speakerListSchema, 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema },
+      },
+    },
+    async (request) => {
+      const answer = await client.unmatchSpeaker({ userId: userId(request), id: request.params.id, speakerId: request.params.speaker_id });
+      return { speakers: answer.speakers.map(speakerOf) };
     },
   );
 

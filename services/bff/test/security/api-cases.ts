@@ -143,6 +143,7 @@ export const apiCases: Record<string, ApiCase> = {
     { name: "renamed by A" },
     bStillHasTranscription,
   ),
+  "DELETE /api/v1/transcriptions/:id/speakers/:speaker_id/voice": byId("DELETE", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/speakers/S1/voice`, undefined, bStillHasTranscription),
   "POST /api/v1/transcriptions/:id/diarize": byId("POST", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/diarize`, {}, bStillHasTranscription),
   "GET /api/v1/transcriptions/:id/audio-url": byId("GET", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/audio-url`),
   "POST /api/v1/transcriptions/:id/export": byId("POST", (ctx) => `/api/v1/transcriptions/${ctx.ids.bTranscription}/export`, { format: "txt" }, async (ctx) => {
@@ -192,6 +193,14 @@ export const apiCases: Record<string, ApiCase> = {
   }),
   "GET /api/v1/webhooks/:id/deliveries": byId("GET", (ctx) => `/api/v1/webhooks/${ctx.ids.bWebhook}/deliveries`),
   "POST /api/v1/webhooks/:id/deliveries/:delivery_id/resend": byId("POST", (ctx) => `/api/v1/webhooks/${ctx.ids.bWebhook}/deliveries/00000000-0000-4000-8000-000000000000/resend`),
+  // The voice library is the caller's own (B's setting and voices are in the before/after view).
+  "GET /api/v1/voices/settings": own("GET", "/api/v1/voices/settings"),
+  "PUT /api/v1/voices/settings": own("PUT", "/api/v1/voices/settings", () => ({ enabled: false })),
+  "GET /api/v1/voices": own("GET", "/api/v1/voices"),
+  // B has no saved voice here (that needs a diarized, renamed transcript): an id A does not own is 404
+  // like any other; services/transcription/test/voices.test.ts tries another user's real voice.
+  "PATCH /api/v1/voices/:id": byId("PATCH", () => "/api/v1/voices/00000000-0000-4000-8000-00000000b0ce", { name: "renamed by A" }),
+  "DELETE /api/v1/voices/:id": byId("DELETE", () => "/api/v1/voices/00000000-0000-4000-8000-00000000b0ce"),
   "POST /api/v1/jobs": own("POST", "/api/v1/jobs", (ctx) => ({ url: "http://127.0.0.1/b.mp3", file_id: ctx.ids.bFile })),
   "POST /v1/audio/transcriptions": own("POST", "/v1/audio/transcriptions", () => ({ model: "whisper-1" })),
   "POST /v1/audio/translations": own("POST", "/v1/audio/translations", () => ({ model: "whisper-1" })),

@@ -133,6 +133,8 @@ export async function viewOf(ctx: MatrixContext, user: User) {
     trialLimits: await get("/api/v1/trial-limits"),
     usage: await get("/api/v1/usage-stats"),
     subscription: await get("/api/v1/billing/subscription"),
+    voiceSettings: await get("/api/v1/voices/settings"),
+    voices: await get("/api/v1/voices"),
     sessions: { status: sessions.status, tokens: (sessions.body as Array<{ token: string }>).map((s) => s.token).sort() },
     accounts: await get("/auth/list-accounts"),
     audio: sha256(await (await fetch(ctx.ids.bAudioUrl)).arrayBuffer()),

@@ -281,5 +281,38 @@ export const migrations: Migrations = {
       await sql`alter table transcription_results add column speaker_turns jsonb not null default '[]'`.execute(db);
     },
   },
+  // The voice library (decision 0031): per user, opt-in. A saved voice is a name and a
+  // unit-norm speaker embedding (never audio); a transcript diarized while the library is on
+  // keeps each speaker's embedding so that renaming the speaker can save it.
+  "0009_voice_library": {
+    async up(db: Kysely<any>) {
+      await sql`
+        create table voice_settings (
+          user_id text primary key,
+          enabled boolean not null,
+          updated_at timestamptz not null default now()
+        )`.execute(db);
+      await sql`
+        create table voices (
+          id uuid primary key,
+          user_id text not null,
+          name text not null,
+          embedding real[] not null,
+          samples integer not null check (samples > 0),
+          created_at timestamptz not null default now(),
+          updated_at timestamptz not null default now(),
+          unique (user_id, name)
+        )`.execute(db);
+      await sql`
+        create table transcription_speaker_voices (
+          result_id uuid not null references transcription_results (id) on delete cascade,
+          speaker_id text not null,
+          user_id text not null,
+          embedding real[] not null,
+          primary key (result_id, speaker_id)
+        )`.execute(db);
+      await sql`create index transcription_speaker_voices_user on transcription_speaker_voices (user_id)`.execute(db);
+    },
+  },
 };
 

@@ -137,7 +137,36 @@ export interface SearchSegmentsTable {
   config: string;
 }
 
+/** Whether a user's voice library is on; no row means off (decision 0031). */
+export interface VoiceSettingsTable {
+  user_id: string;
+  enabled: boolean;
+  updated_at: Generated<Date>;
+}
+
+/** A saved voice: the running mean of the speakers saved under its name, unit norm. */
+export interface VoicesTable {
+  id: string;
+  user_id: string;
+  name: string;
+  embedding: number[];
+  samples: number;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** A diarized speaker's embedding, kept while its user's library is on. */
+export interface SpeakerVoicesTable {
+  result_id: string;
+  speaker_id: string;
+  user_id: string;
+  embedding: number[];
+}
+
 export interface TranscriptionDB {
+  voice_settings: VoiceSettingsTable;
+  voices: VoicesTable;
+  transcription_speaker_voices: SpeakerVoicesTable;
   transcription_engines: EnginesTable;
   transcriptions: TranscriptionsTable;
   transcription_jobs: JobsTable;

@@ -12,6 +12,10 @@ export interface SpeakerTurn {
 export interface Speaker {
   id: string;
   name: string;
+  /** The voice-library voice this speaker was recognised as or saved to (decision 0031). */
+  voiceId?: string;
+  /** Set while the name is a voice-library match: 0 to 1. */
+  confidence?: number;
 }
 
 export const MAX_SPEAKER_NAME_LENGTH = 80;
@@ -82,10 +86,7 @@ function majority(words: readonly Word[]): string | undefined {
  * follow pauses, not voices), and a segment without words takes its own overlap.
  * Speaker ids are renumbered S1, S2… in order of first appearance in the transcript.
  */
-export function assignSpeakers(
-  segments: readonly Segment[],
-  turns: readonly SpeakerTurn[],
-): { segments: Segment[]; speakers: Speaker[]; speakerTurns: SpeakerTurn[] } {
+export function assignSpeakers(segments: readonly Segment[], turns: readonly SpeakerTurn[]): Renumbered {
   const out: Segment[] = [];
   for (const segment of segments) {
     if (!segment.words.length) {
@@ -132,16 +133,21 @@ function joinWords(words: readonly Word[]): string {
   return spaced ? words.map((w) => w.word).join("") : words.map((w) => w.word.trim()).join(" ");
 }
 
+/** A transcript's speakers after renumbering; `renamed` maps each incoming id to its new one. */
+export interface Renumbered {
+  segments: Segment[];
+  speakers: Speaker[];
+  speakerTurns: SpeakerTurn[];
+  renamed: Map<string, string>;
+}
+
 /**
  * S1, S2… by first appearance in the transcript; the names start as the ids. The turns
  * keep the diarizer's own times (speech between words included) under the new ids; a
  * voice heard only where no word was written comes after the others, so every turn has a
  * speaker that can be named.
  */
-export function renumber(
-  segments: readonly Segment[],
-  turns: readonly SpeakerTurn[] = [],
-): { segments: Segment[]; speakers: Speaker[]; speakerTurns: SpeakerTurn[] } {
+export function renumber(segments: readonly Segment[], turns: readonly SpeakerTurn[] = []): Renumbered {
   const ids = new Map<string, string>();
   const idOf = (raw: string) => {
     let id = ids.get(raw);
@@ -157,7 +163,7 @@ export function renumber(
     return { ...s, words, ...(speaker ? { speaker: idOf(speaker) } : {}) };
   });
   const speakerTurns = turns.map((t) => ({ start: t.start, end: t.end, speaker: idOf(t.speaker) }));
-  return { segments: out, speakers: [...ids.values()].map((id) => ({ id, name: id })), speakerTurns };
+  return { segments: out, speakers: [...ids.values()].map((id) => ({ id, name: id })), speakerTurns, renamed: ids };
 }
 
 /** Strips speakers from a transcript (diarization off, or redone from scratch). */

@@ -4,6 +4,8 @@ import type { SpeakerTurn } from "./speakers.js";
  * picks one by the model's provider; nothing outside an adapter knows how it runs.
  */
 
+import type { Speaker } from "./speakers.js";
+
 export interface Word {
   word: string;
   /** Seconds from the start of the audio. */
@@ -77,7 +79,9 @@ export interface TranscriptResult {
   dropped: DroppedSegment[];
   engine: { name: string; model: string; version?: string };
   /** Who spoke, when diarization was asked for and ran; ids as in the segments. */
-  speakers?: Array<{ id: string; name: string }>;
+  speakers?: Speaker[];
+  /** Each speaker's voice (unit-norm embedding) by speaker id, from the local diarizer (decision 0031). */
+  speakerEmbeddings?: Record<string, number[]>;
   /** Why there are no speakers although they were asked for (readable by a user). */
   speakersNote?: string;
   /** Who spoke when, as the diarizer (or provider) heard it, with the ids of `speakers`. */

@@ -1,3 +1,4 @@
+import type { Speaker } from "../domain/speakers.js";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
@@ -143,7 +144,7 @@ export function toResult(view: RevisionView, withWords: boolean): TranscriptionR
           : [],
       }),
     ),
-    speakers: view.result.speakers.map((sp) => create(SpeakerSchema, sp)),
+    speakers: view.result.speakers.map(toSpeaker),
     ...(view.result.speakers_note ? { speakersNote: view.result.speakers_note } : {}),
     speakerTurns: view.result.speaker_turns.map((t) => create(SpeakerTurnSchema, t)),
   });
@@ -229,9 +230,28 @@ export function toResultJson(view: RevisionView, withWords: boolean): Uint8Array
             }
           : {}),
       })),
-      speakers: view.result.speakers.map((sp) => ({ id: sp.id, name: sp.name })),
+      speakers: view.result.speakers.map(speakerJson),
       ...(view.result.speakers_note ? { speakers_note: view.result.speakers_note } : {}),
       speaker_turns: view.result.speaker_turns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })),
     }),
   );
+}
+
+/** A speaker on the wire; voice_id and confidence only where the voice library set them (decision 0031). */
+export function toSpeaker(sp: Speaker) {
+  return create(SpeakerSchema, {
+    id: sp.id,
+    name: sp.name,
+    ...(sp.voiceId ? { voiceId: sp.voiceId } : {}),
+    ...(sp.confidence !== undefined ? { confidence: sp.confidence } : {}),
+  });
+}
+
+function speakerJson(sp: Speaker) {
+  return {
+    id: sp.id,
+    name: sp.name,
+    ...(sp.voiceId ? { voice_id: sp.voiceId } : {}),
+    ...(sp.confidence !== undefined ? { confidence: sp.confidence } : {}),
+  };
 }

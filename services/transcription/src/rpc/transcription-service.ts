@@ -13,7 +13,6 @@ import {
 import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
 import {
   ModelSchema,
-  SpeakerSchema,
   type TranscriptionService,
   TranscriptionStatus,
 } from "@transcribe/proto/transcription/v1/transcription";
@@ -40,8 +39,10 @@ import { latestEngineState } from "../worker/engine-state.js";
 import { listRevisions } from "../db/revisions.js";
 import { readRevision, restoreRevision, saveEdit, transcriptionNotFound } from "../editing.js";
 import { searchTranscripts } from "../search.js";
-import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, wantsWords } from "./mapping.js";
+import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, toSpeaker, wantsWords } from "./mapping.js";
 import { createListCache, createResultCache } from "./result-cache.js";
+import { voiceLibraryHandlers } from "./voice-library.js";
+import { saveSpeakerVoice } from "../voices.js";
 
 export interface TranscriptionServiceDeps {
   db: Db;
@@ -374,17 +375,47 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
         const list: Speaker[] = result?.speakers ?? [];
         const old = list.find((s) => s.id === request.speakerId);
         if (!current.result_id || !old) throw new AppError("not_found", "Speaker not found", { field: "speaker_id" });
-        if (old.name === name) return list;
-        const updated = list.map((s) => (s.id === old.id ? { ...s, name } : s));
+        // Same name, and not a voice-library match being confirmed: nothing to do.
+        if (old.name === name && old.confidence === undefined) return list;
+        const voiceId = await saveSpeakerVoice(trx, userId, current.result_id, old, name);
+        const updated = list.map((s) => (s.id === old.id ? { id: s.id, name, ...(voiceId ? { voiceId } : {}) } : s));
+        await trx.updateTable("transcription_results").set({ speakers: json(updated) }).where("id", "=", current.result_id).execute();
+        await trx.updateTable("transcriptions").set({ updated_at: sql`now()` }).where("id", "=", id).execute();
+        if (old.name !== name) {
+          await enqueueEvents(trx, [
+            newEvent(TranscriptSpeakerRenamedSchema, { transcriptId: id, userId, speakerId: old.id, oldName: old.name, newName: name }),
+          ]);
+        }
+        return updated;
+      });
+      return { speakers: speakers.map(toSpeaker) };
+    },
+
+    async unmatchSpeaker(request) {
+      const userId = requireUser(request.userId);
+      const id = requireId(request.id);
+      const speakers = await db.transaction().execute(async (trx) => {
+        const current = await lockTranscription(trx, userId, id);
+        if (!current) throw notFound();
+        const result = current.result_id
+          ? await trx.selectFrom("transcription_results").select(["speakers"]).where("id", "=", current.result_id).executeTakeFirst()
+          : undefined;
+        const list: Speaker[] = result?.speakers ?? [];
+        const old = list.find((s) => s.id === request.speakerId);
+        if (!current.result_id || !old) throw new AppError("not_found", "Speaker not found", { field: "speaker_id" });
+        if (old.confidence === undefined) throw new AppError("not_found", "This speaker was not recognised from your voice library", { field: "speaker_id" });
+        const updated = list.map((s) => (s.id === old.id ? { id: s.id, name: s.id } : s));
         await trx.updateTable("transcription_results").set({ speakers: json(updated) }).where("id", "=", current.result_id).execute();
         await trx.updateTable("transcriptions").set({ updated_at: sql`now()` }).where("id", "=", id).execute();
         await enqueueEvents(trx, [
-          newEvent(TranscriptSpeakerRenamedSchema, { transcriptId: id, userId, speakerId: old.id, oldName: old.name, newName: name }),
+          newEvent(TranscriptSpeakerRenamedSchema, { transcriptId: id, userId, speakerId: old.id, oldName: old.name, newName: old.id }),
         ]);
         return updated;
       });
-      return { speakers: speakers.map((s) => create(SpeakerSchema, s)) };
+      return { speakers: speakers.map(toSpeaker) };
     },
+
+    ...voiceLibraryHandlers(db, requireUser),
 
     async diarizeTranscription(request) {
       const userId = requireUser(request.userId);

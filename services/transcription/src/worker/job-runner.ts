@@ -38,7 +38,9 @@ import { findModel } from "../domain/models.js";
 import { assignSpeakers, turnsFromWords, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
 import { settleTranscript, timelineViolations } from "../domain/timeline.js";
 import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
-import { diarizeFile, type DiarizerOptions } from "../engines/local/diarizer.js";
+import { diarizeFile, type DiarizeOutput, type DiarizerOptions } from "../engines/local/diarizer.js";
+import { withVoices } from "../domain/voices.js";
+import { keepSpeakerVoices, recogniseVoices } from "../voices.js";
 import type { EngineState } from "./engine-state.js";
 import { countQueueIn, jobsCompleted, jobsFailed, jobsInProgress } from "./metrics.js";
 
@@ -429,11 +431,12 @@ export class JobRunner {
     if (!job.settings.diarize) return result;
     if (result.providerSpeakers) {
       const turns = turnsFromWords(result.segments.flatMap((s) => s.words));
-      return { ...result, ...assignSpeakers(withoutSpeakers(result.segments), turns) };
+      const { renamed: _ids, ...joined } = assignSpeakers(withoutSpeakers(result.segments), turns);
+      return { ...result, ...joined };
     }
     try {
-      const turns = await this.turnsOf(job, audioPath, time, signal);
-      return { ...result, ...assignSpeakers(result.segments, turns) };
+      const found = await this.turnsOf(job, audioPath, time, signal);
+      return { ...result, ...withVoices(assignSpeakers(result.segments, found.turns), found.embeddings) };
     } catch (error) {
       if (signal.aborted) throw error;
       const reason = readable(error);
@@ -448,11 +451,11 @@ export class JobRunner {
     const row = await this.deps.db.selectFrom("transcriptions").select("result_id").where("id", "=", job.transcription_id).executeTakeFirst();
     const current = row?.result_id ? await loadTranscript(this.deps.db, row.result_id) : undefined;
     if (!current) throw new TranscriberError("permanent", "The transcript to identify speakers in no longer exists");
-    const turns = await this.turnsOf(job, audioPath, time, signal);
-    return { ...current, ...assignSpeakers(withoutSpeakers(current.segments), turns) };
+    const found = await this.turnsOf(job, audioPath, time, signal);
+    return { ...current, ...withVoices(assignSpeakers(withoutSpeakers(current.segments), found.turns), found.embeddings) };
   }
 
-  private async turnsOf(job: LeasedJob, audioPath: string, time: DiarizeTime, signal: AbortSignal): Promise<SpeakerTurn[]> {
+  private async turnsOf(job: LeasedJob, audioPath: string, time: DiarizeTime, signal: AbortSignal): Promise<{ turns: SpeakerTurn[]; embeddings: DiarizeOutput["embeddings"] }> {
     if (!this.deps.diarizer) throw new TranscriberError("permanent", `${SPEAKERS_FAILED}: this worker has no diarizer configured`);
     const out = await diarizeFile(this.deps.diarizer, {
       audioPath,
@@ -463,7 +466,7 @@ export class JobRunner {
       signal,
     });
     this.deps.logger.info({ jobId: job.id, speakers: out.speakers.length, ...out.stats }, "speakers identified");
-    return out.turns;
+    return { turns: out.turns, embeddings: out.embeddings };
   }
 
   /**
@@ -479,7 +482,10 @@ export class JobRunner {
     const committed = await this.deps.db.transaction().execute(async (trx) => {
       const moved = await advanceJob(trx, job.id, this.owner, "completed", { finished_at: sql`now()`, last_error: null });
       if (!moved) return false;
-      await insertResult(trx, resultId, job.transcription_id, job.id, result);
+      // The voice library names known voices before the result is written (decision 0031).
+      const named = await recogniseVoices(trx, job.user_id, result);
+      await insertResult(trx, resultId, job.transcription_id, job.id, named);
+      await keepSpeakerVoices(trx, job.user_id, resultId, named);
       const current = await advanceTranscription(trx, job.transcription_id, job.id, "completed", { result_id: resultId, error: null });
       if (current) {
         await startRevisions(trx, { transcriptionId: job.transcription_id, userId: job.user_id, resultId, language: result.language, segments: result.segments });

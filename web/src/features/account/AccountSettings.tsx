@@ -12,6 +12,7 @@ import { PlanSection } from "../billing/PlanSection";
 import { ApiKeysSection, WebhooksSection } from "./DeveloperSections";
 import { Section } from "./Section";
 import { SpeechModelsSection } from "./SpeechModelsSection";
+import { VoiceLibrarySection } from "./VoiceLibrarySection";
 import {
   Badge,
   Button,
@@ -72,6 +73,7 @@ export function AccountSettings({ user }: { user: SessionUser }) {
       <ApiKeysSection />
       <WebhooksSection />
       <SpeechModelsSection />
+      <VoiceLibrarySection />
       <DeleteAccountSection />
     </div>
   );

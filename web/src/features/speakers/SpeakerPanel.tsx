@@ -4,8 +4,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
-import { Button, Card, Dialog, DialogClose, DialogContent, DialogFooter, FieldError, Input } from "../../components/ui";
+import { Badge, Button, Card, Dialog, DialogClose, DialogContent, DialogFooter, FieldError, Input } from "../../components/ui";
 import { diarizeTranscription, queryKeys, renameSpeaker } from "../../lib/api/product";
+import { unmatchSpeaker } from "../../lib/api/voices";
 import { speakerNameSchema, type Speaker, type TranscriptionDetail } from "../../lib/api/schemas";
 import { speakerColor } from "./colors";
 import "./speakers.css";
@@ -110,6 +111,7 @@ function SpeakerRow({ transcriptionId, speaker, shown, onToggle }: { transcripti
             {speaker.name}
           </span>
           {speaker.name !== speaker.id ? <span className="muted speaker-id">({speaker.id})</span> : null}
+          {speaker.confidence !== undefined ? <RecognisedVoice transcriptionId={transcriptionId} speaker={speaker} /> : null}
           <Button size="sm" variant="ghost" onClick={() => (setName(speaker.name), setEditing(true))} aria-label={`Rename speaker ${speaker.name}`}>
             Rename
           </Button>
@@ -119,6 +121,29 @@ function SpeakerRow({ transcriptionId, speaker, shown, onToggle }: { transcripti
         </>
       )}
     </li>
+  );
+}
+
+/** A name the voice library gave (decision 0031): how sure, and the undo when it is wrong. */
+function RecognisedVoice({ transcriptionId, speaker }: { transcriptionId: string; speaker: Speaker }) {
+  const queryClient = useQueryClient();
+  const undo = useMutation({
+    mutationFn: () => unmatchSpeaker(transcriptionId, speaker.id),
+    onSuccess: () => {
+      toast.success(`${speaker.id} is no longer called ${speaker.name}`);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.transcription(transcriptionId) });
+    },
+    onError: (err) => toast.error(err.message),
+  });
+  return (
+    <>
+      <Badge variant="info" title="Recognised from your saved voices" data-testid="speaker-recognised">
+        recognised {Math.round((speaker.confidence ?? 0) * 100)}%
+      </Badge>
+      <Button size="sm" variant="ghost" loading={undo.isPending} onClick={() => undo.mutate()} aria-label={`Not ${speaker.name}: undo the match`}>
+        Not {speaker.name}
+      </Button>
+    </>
   );
 }
 

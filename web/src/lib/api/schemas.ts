@@ -220,8 +220,16 @@ export const segmentSchema = z.object({
 });
 export type Segment = z.infer<typeof segmentSchema>;
 
-export const speakerSchema = z.object({ id: z.string(), name: z.string() });
+export const speakerSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The saved voice (voice library) this speaker was recognised as or saved to. */
+  voiceId: z.string().optional(),
+  /** Set while the name came from the voice library: how sure the match is, 0 to 1. */
+  confidence: z.number().optional(),
+});
 export type Speaker = z.infer<typeof speakerSchema>;
+export const speakerListSchema = z.object({ speakers: z.array(speakerSchema) });
 export const MAX_SPEAKER_NAME_LENGTH = 80;
 export const MAX_SPEAKERS = 20;
 export const speakerNameSchema = z
@@ -365,3 +373,12 @@ export const webhookDeliverySchema = z.object({
 });
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
 export const webhookDeliveryListSchema = z.object({ deliveries: z.array(webhookDeliverySchema) });
+
+
+// ---- voice library (Account Settings, decision 0031) -----------------------------------
+
+export const voiceSettingsSchema = z.object({ enabled: z.boolean() });
+export type VoiceSettings = z.infer<typeof voiceSettingsSchema>;
+export const voiceSchema = z.object({ id: z.string().min(1), name: z.string(), samples: z.number().int(), createdAt: isoDate, updatedAt: isoDate });
+export type Voice = z.infer<typeof voiceSchema>;
+export const voiceListSchema = z.object({ voices: z.array(voiceSchema) });

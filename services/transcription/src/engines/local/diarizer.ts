@@ -60,6 +60,8 @@ export function resolveSpeakerWeights(candidates: readonly string[]): WeightsRes
 export interface DiarizeOutput {
   turns: SpeakerTurn[];
   speakers: string[];
+  /** Each speaker's unit-norm mean embedding (256 numbers), for the voice library; absent from older engines. */
+  embeddings?: Record<string, number[]>;
   stats: { duration: number; speech_seconds: number; windows: number; run_seconds: number; cpu_seconds: number; max_rss_mb: number };
 }
 
