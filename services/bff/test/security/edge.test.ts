@@ -158,6 +158,25 @@ describe("the public edge", () => {
     expect(recorder.calls.length).toBe(before);
   });
 
+  it("refuses an administrator's API key on the model administration routes (a session is needed)", async () => {
+    const created = await raw(origin, "POST", "/api/v1/api-keys", { cookie: admin.cookieHeader(), "content-type": "application/json" }, JSON.stringify({ name: "admin-script" }));
+    expect(created.status).toBe(201);
+    const key = created.body.key as string;
+    const before = recorder.calls.length;
+    for (const [method, path] of [
+      ["POST", "/api/v1/models/whisper-large-v3/download"],
+      ["DELETE", "/api/v1/models/whisper-large-v3"],
+    ] as const) {
+      const answer = await raw(origin, method, path, { authorization: `Bearer ${key}` });
+      expect(answer.status, `${method} ${path}`).toBe(403);
+      expect(answer.body.error.code).toBe("forbidden");
+    }
+    expect(recorder.calls.length).toBe(before);
+    // The key still reads the catalog (GET /api/v1/models is a key route).
+    const read = await raw(origin, "GET", "/api/v1/models", { authorization: `Bearer ${key}` });
+    expect(read.status).not.toBe(403);
+  });
+
   it("never lets a mangled path or a method override carry a cross-site request to a state-changing handler (property)", async () => {
     const doc = (await (await fetch(`${origin}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const unsafe = ["post", "put", "patch", "delete"];
