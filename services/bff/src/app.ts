@@ -58,7 +58,9 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     genReqId: () => randomUUID(),
     // JSON bodies only; uploads go straight to storage through signed URLs.
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    // X-Forwarded-For counts only from the proxies named in TRUSTED_PROXIES (fastify's
+    // proxy-addr): request.ip is then the client's address, never a value a client made up.
+    trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false,
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import path from "node:path";
 import { commonConfigSchema, env } from "@transcribe/platform";
 import { z } from "zod";
@@ -79,6 +80,17 @@ export const bffConfigSchema = commonConfigSchema.extend({
    * and remove the local speech models (POST/DELETE /api/v1/models/{id}...). Empty: nobody.
    */
   ADMIN_EMAILS: commaList(),
+  /**
+   * The proxies in front of the BFF (the ingress controller): comma-separated addresses or
+   * CIDRs. A request from one of them has its client address taken from X-Forwarded-For
+   * (the rightmost address that is not itself a trusted proxy); from anyone else the
+   * header is ignored and the socket's address counts. Empty: the BFF is the edge. Rate
+   * limits (contact form, sign-in attempts at the auth service) are kept per this address.
+   */
+  TRUSTED_PROXIES: commaList().refine(
+    (list) => list.every((entry) => isIP(entry.split("/")[0]!) !== 0 && (!entry.includes("/") || /^\d{1,3}$/.test(entry.split("/")[1]!))),
+    "TRUSTED_PROXIES: each entry must be an address or a CIDR such as 10.0.0.0/8",
+  ),
 });
 
 export type BffConfig = z.infer<typeof bffConfigSchema>;

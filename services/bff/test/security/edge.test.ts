@@ -177,6 +177,42 @@ describe("the public edge", () => {
     expect(read.status).not.toBe(403);
   });
 
+  describe("client addresses behind the ingress (TRUSTED_PROXIES)", () => {
+    const contact = (base: string, forwardedFor?: string) =>
+      raw(base, "POST", "/api/v1/contact", { "content-type": "application/json", ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}) }, JSON.stringify({ name: "N", email: "n@example.com", message: "hello" }));
+
+    it("counts the contact form per client when the peer is a trusted proxy, and the proxy forwards that address to auth", async () => {
+      const authSeen = await startHttpRecorder();
+      try {
+        const behindIngress = await startBff({ TRUSTED_PROXIES: "127.0.0.0/8", CONTACT_RATE_LIMIT_PER_HOUR: "2", AUTH_URL: authSeen.url });
+        for (let i = 0; i < 2; i++) expect((await contact(behindIngress, "203.0.113.1")).status).not.toBe(429);
+        expect((await contact(behindIngress, "203.0.113.1")).status).toBe(429);
+        // Another person behind the same ingress is not locked out.
+        expect((await contact(behindIngress, "198.51.100.7, 203.0.113.2")).status).not.toBe(429);
+        expect((await contact(behindIngress, "203.0.113.2")).status).not.toBe(429);
+        // The auth service rate-limits sign-ins by the address it is given: the client's, not the ingress's.
+        await raw(behindIngress, "GET", "/auth/ok", { "x-forwarded-for": "198.51.100.7, 203.0.113.9" });
+        expect(authSeen.seen.at(-1)?.["x-forwarded-for"]).toBe("203.0.113.9");
+      } finally {
+        await authSeen.close();
+      }
+    });
+
+    it("ignores a spoofed X-Forwarded-For from a peer that is not a trusted proxy", async () => {
+      const authSeen = await startHttpRecorder();
+      try {
+        const edge = await startBff({ TRUSTED_PROXIES: "10.0.0.0/8", CONTACT_RATE_LIMIT_PER_HOUR: "2", AUTH_URL: authSeen.url });
+        expect((await contact(edge, "203.0.113.1")).status).not.toBe(429);
+        expect((await contact(edge, "203.0.113.2")).status).not.toBe(429);
+        expect((await contact(edge, "203.0.113.3")).status).toBe(429);
+        await raw(edge, "GET", "/auth/ok", { "x-forwarded-for": "203.0.113.9" });
+        expect(authSeen.seen.at(-1)?.["x-forwarded-for"]).toBe("127.0.0.1");
+      } finally {
+        await authSeen.close();
+      }
+    });
+  });
+
   it("never lets a mangled path or a method override carry a cross-site request to a state-changing handler (property)", async () => {
     const doc = (await (await fetch(`${origin}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const unsafe = ["post", "put", "patch", "delete"];
