@@ -206,6 +206,20 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
     const containerOf = (m: Manifest) => m.spec.template.spec.containers[0];
     const envOf = (m: Manifest) => containerOf(m).env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }>;
 
+    it("gives the BFF the ingress controller's network as its trusted proxies (client addresses from X-Forwarded-For)", async () => {
+      const bffOf = (manifests: Manifest[]) => manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === "bff")!;
+      const env = (m: Manifest) => Object.fromEntries(envOf(m).map((e) => [e.name, e.value]));
+      expect(env(bffOf(render().manifests)).TRUSTED_PROXIES).toBe("10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7");
+      const dir = await mkdtemp(path.join(tmpdir(), "chart-proxies-"));
+      try {
+        const file = path.join(dir, "values.yaml");
+        await writeFile(file, stringify({ ingress: { trustedProxies: ["10.42.0.0/16"] } }));
+        expect(env(bffOf(render({ values: [file] }).manifests)).TRUSTED_PROXIES).toBe("10.42.0.0/16");
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
     it("probes the services with Kubernetes' grpc probes and gives each its own key", () => {
       const { manifests } = render();
       for (const deployment of manifests.filter((m) => m.kind === "Deployment")) {

@@ -142,6 +142,7 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- if eq $name "bff" -}}
 {{- $_ := set $env "METRICS_PORT" (toString $svc.metricsPort) -}}
 {{- $_ := set $env "PUBLIC_BASE_URL" $v.publicUrl -}}
+{{- with $v.ingress.trustedProxies }}{{ $_ := set $env "TRUSTED_PROXIES" (join "," .) }}{{ end -}}
 {{- with $v.objectStorage.endpoint }}{{ $_ := set $env "S3_ENDPOINT" . }}{{ end -}}
 {{- with $v.objectStorage.publicEndpoint }}{{ $_ := set $env "S3_PUBLIC_ENDPOINT" . }}{{ end -}}
 {{- range $upstream := list "auth" "media" "transcription" "transcription-worker" "billing" "export" "blog" "notifier" "webhooks" -}}
