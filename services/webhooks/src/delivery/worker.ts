@@ -30,6 +30,8 @@ export class DeliveryWorker {
   #running = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
+  /** Attempts under way: each runs on its own, so a slow receiver holds only its own slot. */
+  readonly #inFlight = new Set<Promise<void>>();
   readonly owner = randomUUID();
 
   constructor(options: DeliveryWorkerOptions) {
@@ -57,7 +59,7 @@ export class DeliveryWorker {
     while (this.#running) {
       let worked = 0;
       try {
-        worked = await this.runOnce();
+        worked = await this.#startDue();
       } catch (error) {
         this.#o.logger.error({ err: error }, "webhook delivery pass failed");
       }
@@ -71,10 +73,31 @@ export class DeliveryWorker {
       });
       this.#wake = undefined;
     }
+    await Promise.all(this.#inFlight);
   }
 
-  /** One pass: claims due deliveries and attempts each once; returns how many. */
-  async runOnce(): Promise<number> {
+  /**
+   * Claims as many due deliveries as there are free slots and starts them without waiting:
+   * the next pass does not wait for the slowest receiver of this one (each attempt is
+   * bounded by timeoutMs in send.ts, and a finished one frees its slot and wakes the loop).
+   */
+  async #startDue(): Promise<number> {
+    const room = (this.#o.batch ?? 10) - this.#inFlight.size;
+    if (room <= 0) return 0;
+    const ids = await this.#claim(room);
+    for (const id of ids) {
+      const attempt: Promise<void> = this.#attempt(id)
+        .catch((error: unknown) => this.#o.logger.error({ err: error, delivery: id }, "webhook attempt failed unexpectedly"))
+        .finally(() => {
+          this.#inFlight.delete(attempt);
+          this.wake();
+        });
+      this.#inFlight.add(attempt);
+    }
+    return ids.length;
+  }
+
+  async #claim(limit: number): Promise<string[]> {
     const { db } = this.#o;
     const leaseSeconds = Math.ceil(this.#o.timeoutMs / 1000) + 30;
     const claimed = await sql<{ id: string }>`
@@ -83,11 +106,10 @@ export class DeliveryWorker {
         select id from webhook_deliveries
         where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
         order by next_attempt_at
-        limit ${this.#o.batch ?? 10}
+        limit ${limit}
         for update skip locked)
       returning id`.execute(db);
-    await Promise.all(claimed.rows.map((row) => this.#attempt(row.id)));
-    return claimed.rows.length;
+    return claimed.rows.map((row) => row.id);
   }
 
   async #attempt(id: string): Promise<void> {
