@@ -41,6 +41,7 @@ import { apiKeyRoutes } from "./routes/api-keys.js";
 import { openAiRoutes } from "./routes/openai.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { developerPipeline } from "./developer/pipeline.js";
+import { createUploadSlots } from "./developer/upload-slots.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { WebhooksService } from "@transcribe/proto/webhooks/v1/webhooks";
 
@@ -117,6 +118,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     transcription: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     mediaUrl: urls.media,
   });
+  const uploadSlots = createUploadSlots({ total: config.API_MAX_CONCURRENT_UPLOADS, perUser: config.API_MAX_CONCURRENT_UPLOADS_PER_USER });
   await app.register(openAiRoutes, {
     pipeline: developer,
     transcription: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
@@ -124,6 +126,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     exportUrl: urls.export,
     syncWaitMs: config.OPENAI_SYNC_WAIT_SECONDS * 1000,
     maxFileBytes: config.API_MAX_FILE_BYTES,
+    uploadSlots,
   });
   await app.register(webhookRoutes, { client: createServiceClient(WebhooksService, urls.webhooks, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(jobRoutes, {
@@ -131,6 +134,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     mediaWaitMs: config.API_MEDIA_WAIT_SECONDS * 1000,
     maxFileBytes: config.API_MAX_FILE_BYTES,
+    uploadSlots,
   });
   await app.register(billingRoutes, { client: createServiceClient(BillingService, urls.billing, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(blogRoutes, { client: createServiceClient(BlogService, urls.blog, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });

@@ -73,6 +73,13 @@ export const bffConfigSchema = commonConfigSchema.extend({
   API_MEDIA_WAIT_SECONDS: env.positiveInt(600),
   /** Largest file the developer API takes in one multipart request (media's MEDIA_MAX_FILE_BYTES still decides; keep them equal). */
   API_MAX_FILE_BYTES: env.positiveInt(100 * 1024 * 1024),
+  /**
+   * Multipart uploads (/v1/audio/*, /api/v1/jobs) one replica receives at once, and per
+   * user: each may put API_MAX_FILE_BYTES in the temporary directory before it goes on to
+   * storage, so total × API_MAX_FILE_BYTES must fit it (the chart's /tmp is 512Mi).
+   */
+  API_MAX_CONCURRENT_UPLOADS: env.positiveInt(4),
+  API_MAX_CONCURRENT_UPLOADS_PER_USER: env.positiveInt(2),
   /** The webhooks service (user webhooks: endpoints and deliveries). */
   WEBHOOKS_URL: serviceUrl(7009),
   /**

@@ -213,6 +213,44 @@ describe("the public edge", () => {
     });
   });
 
+  it("bounds the uploads a replica receives at once: per user 429, in total 503, both with Retry-After; a finished upload frees its slot", async () => {
+    const bounded = await startBff({ API_MAX_CONCURRENT_UPLOADS: "2", API_MAX_CONCURRENT_UPLOADS_PER_USER: "1" });
+    const [bob, carol] = await Promise.all([signInWithMagicLink(auth, "edge-bob@example.com"), signInWithMagicLink(auth, "edge-carol@example.com")]);
+    const form = multipart({}, { name: "a.wav", type: "audio/wav", bytes: Buffer.alloc(4096, 1) });
+    const headersOf = (browser: Browser) => ({ cookie: browser.cookieHeader(), "content-type": form.contentType });
+    /** An upload that sends its first bytes and then waits (a slow client with a large file). */
+    const slowUpload = (browser: Browser) => {
+      const url = new URL(bounded);
+      const request = http.request({ host: url.hostname, port: url.port, method: "POST", path: "/api/v1/jobs", headers: { ...headersOf(browser), "content-length": String(50 * 1024 * 1024) } });
+      request.on("error", () => undefined);
+      request.write(form.body.subarray(0, 300));
+      return request;
+    };
+    const gateMessage = /too many uploads/i;
+    const first = slowUpload(alice);
+    const second = slowUpload(bob);
+    await new Promise((r) => setTimeout(r, 500));
+    try {
+      const again = await raw(bounded, "POST", "/api/v1/jobs", headersOf(alice), form.body);
+      expect(again.status).toBe(429);
+      expect(again.headers["retry-after"]).toMatch(/^\d+$/);
+      expect(again.body.error.message).toMatch(gateMessage);
+      const full = await raw(bounded, "POST", "/api/v1/jobs", headersOf(carol), form.body);
+      expect(full.status).toBe(503);
+      expect(full.headers["retry-after"]).toMatch(/^\d+$/);
+      expect(full.body.error.message).toMatch(gateMessage);
+      const openAi = await raw(bounded, "POST", "/v1/audio/transcriptions", headersOf(carol), multipart({ model: "whisper-1" }, { name: "a.wav", type: "audio/wav", bytes: Buffer.alloc(1024, 1) }).body);
+      expect(openAi.status).toBe(503);
+    } finally {
+      first.destroy();
+      second.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    // The slots came back: carol's upload is taken (it then meets the stand-in media service).
+    const later = await raw(bounded, "POST", "/api/v1/jobs", headersOf(carol), form.body);
+    expect(later.body.error?.message ?? "").not.toMatch(gateMessage);
+  });
+
   it("never lets a mangled path or a method override carry a cross-site request to a state-changing handler (property)", async () => {
     const doc = (await (await fetch(`${origin}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const unsafe = ["post", "put", "patch", "delete"];
