@@ -220,6 +220,16 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
       }
     });
 
+    it("gives the webhooks service its secret-sealing keys from the Secret, generated once when not given (decision 0028)", () => {
+      const { manifests } = render();
+      const webhooks = manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === "webhooks")!;
+      const ref = envOf(webhooks).find((e) => e.name === "WEBHOOK_SECRET_KEYS")?.valueFrom?.secretKeyRef;
+      expect(ref?.key).toBe("WEBHOOK_SECRET_KEYS");
+      const secret = manifests.find((m) => m.kind === "Secret" && m.metadata.name === ref!.name)!;
+      const keys = Buffer.from((secret as unknown as { data: Record<string, string> }).data.WEBHOOK_SECRET_KEYS!, "base64").toString("utf8");
+      expect(keys).toMatch(/^k1:[A-Za-z0-9+/]{43}=$/);
+    });
+
     it("probes the services with Kubernetes' grpc probes and gives each its own key", () => {
       const { manifests } = render();
       for (const deployment of manifests.filter((m) => m.kind === "Deployment")) {

@@ -232,6 +232,8 @@ a feature off.
 {{- $_ := set $keys "STORAGE_SIGNING_SECRET" true -}}
 {{- else if eq $name "blog" -}}
 {{- $_ := set $keys "BLOG_WEBHOOK_SECRET" false -}}
+{{- else if eq $name "webhooks" -}}
+{{- $_ := set $keys "WEBHOOK_SECRET_KEYS" true -}}
 {{- else if eq $name "notifier" -}}
 {{- $_ := set $keys "SMTP_URL" (eq .root.Values.nodeEnv "production") -}}
 {{- end -}}

@@ -7,6 +7,7 @@ import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrations, type WebhooksDatabase } from "../src/db/migrations.js";
 import { DeliveryWorker } from "../src/delivery/worker.js";
+import { SecretBox } from "../src/secret-box.js";
 
 const logger = createLogger("webhooks-delivery-test", process.env.TEST_LOG_LEVEL ?? "silent");
 const TIMEOUT_MS = 1_500;
@@ -70,7 +71,7 @@ describe("webhook delivery worker", () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    worker = new DeliveryWorker({ db, logger, policy: addressPolicy(["127.0.0.0/8"]), timeoutMs: TIMEOUT_MS, retryBaseSeconds: 60, pollMs: 100 });
+    worker = new DeliveryWorker({ db, logger, policy: addressPolicy(["127.0.0.0/8"]), timeoutMs: TIMEOUT_MS, retryBaseSeconds: 60, pollMs: 100, box: new SecretBox([{ id: "test", key: randomBytes(32) }]) });
     worker.start();
   });
 

@@ -4,7 +4,8 @@ import { type Kysely, sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import type { WebhooksDatabase } from "../db/migrations.js";
 import { nextAttemptAt } from "../domain/rules.js";
-import { postWebhook } from "./send.js";
+import { type AttemptOutcome, postWebhook } from "./send.js";
+import type { SecretBox } from "../secret-box.js";
 
 export interface DeliveryWorkerOptions {
   db: Kysely<WebhooksDatabase>;
@@ -16,6 +17,8 @@ export interface DeliveryWorkerOptions {
   pollMs: number;
   /** Deliveries attempted at once. */
   batch?: number;
+  /** Opens the endpoint's sealed signing secret (secret-box.ts). */
+  box: SecretBox;
 }
 
 /**
@@ -117,15 +120,23 @@ export class DeliveryWorker {
     const row = await db
       .selectFrom("webhook_deliveries as d")
       .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
-      .select(["d.id", "d.payload", "d.attempts", "d.give_up_at", "d.event_type", "e.url", "e.secret"])
+      .select(["d.id", "d.endpoint_id", "d.payload", "d.attempts", "d.give_up_at", "d.event_type", "e.url", "e.secret"])
       .where("d.id", "=", id)
       .executeTakeFirst();
     if (!row) return;
     const body = JSON.stringify(row.payload);
     const sentAt = new Date();
-    const signature = new Webhook(row.secret).sign(row.id, sentAt, body);
-    const headers = { "webhook-id": row.id, "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)), "webhook-signature": signature };
-    const outcome = await postWebhook(row.url, body, headers, { policy: this.#o.policy, timeoutMs: this.#o.timeoutMs, ...(this.#o.resolver ? { resolver: this.#o.resolver } : {}) });
+    let secret: string | undefined;
+    try {
+      secret = this.#o.box.open(row.secret, row.endpoint_id);
+    } catch (error) {
+      logger.error({ err: error, delivery: id }, "webhook secret cannot be opened");
+    }
+    const signature = secret === undefined ? undefined : new Webhook(secret).sign(row.id, sentAt, body);
+    const headers = { "webhook-id": row.id, "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)), "webhook-signature": signature ?? "" };
+    // A secret that no listed key opens is an operator's mistake (a retired key dropped too
+    // early): the attempt fails with that reason and is retried, it is never sent unsigned.
+    const outcome: AttemptOutcome = signature === undefined ? { ok: false, error: "The endpoint's signing secret cannot be read (WEBHOOK_SECRET_KEYS)" } : await postWebhook(row.url, body, headers, { policy: this.#o.policy, timeoutMs: this.#o.timeoutMs, ...(this.#o.resolver ? { resolver: this.#o.resolver } : {}) });
     const attempts = row.attempts + 1;
     const now = new Date();
     if (outcome.ok) {
