@@ -230,6 +230,20 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
       expect(keys).toMatch(/^k1:[A-Za-z0-9+/]{43}=$/);
     });
 
+    it("tells the catalog the workers' real memory and the models users may download (decision 0029)", () => {
+      const byComponent = (manifests: Manifest[], component: string) => manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === component)!;
+      const env = (m: Manifest) => Object.fromEntries(envOf(m).map((e) => [e.name, e.value]));
+      const plain = render().manifests;
+      // 4Gi = 4294.967296 MB.
+      expect(env(byComponent(plain, "transcription")).WHISPER_WORKER_MEMORY_MB).toBe("4294");
+      expect(env(byComponent(plain, "transcription-worker")).WHISPER_WORKER_MEMORY_MB).toBe("4294");
+      expect(env(byComponent(plain, "transcription")).WHISPER_USER_DOWNLOADS).toBe("whisper-tiny,whisper-tiny.en,whisper-base,whisper-base.en");
+      // With the GPU pool the API allows what the larger pool can hold; each worker its own.
+      const gpu = render({ values: [gpuPoolValues] }).manifests;
+      expect(Number(env(byComponent(gpu, "transcription")).WHISPER_WORKER_MEMORY_MB)).toBeGreaterThan(4294);
+      expect(env(byComponent(gpu, "transcription-worker")).WHISPER_WORKER_MEMORY_MB).toBe("4294");
+    });
+
     it("probes the services with Kubernetes' grpc probes and gives each its own key", () => {
       const { manifests } = render();
       for (const deployment of manifests.filter((m) => m.kind === "Deployment")) {
