@@ -32,6 +32,7 @@ export class DeliveryWorker {
   readonly #o: DeliveryWorkerOptions;
   #running = false;
   #wake: (() => void) | undefined;
+  #wakePending = false;
   #loop: Promise<void> | undefined;
   /** Attempts under way: each runs on its own, so a slow receiver holds only its own slot. */
   readonly #inFlight = new Set<Promise<void>>();
@@ -53,9 +54,11 @@ export class DeliveryWorker {
     await this.#loop;
   }
 
-  /** Something became due (a new delivery, a resend): look now instead of at the next poll. */
+  /** Something became due (a new delivery, a resend, a freed slot): look now instead of at the next poll. */
   wake(): void {
-    this.#wake?.();
+    if (this.#wake) this.#wake();
+    // Asked while a pass runs: the loop looks again instead of sleeping.
+    else this.#wakePending = true;
   }
 
   async #run(): Promise<void> {
@@ -67,6 +70,10 @@ export class DeliveryWorker {
         this.#o.logger.error({ err: error }, "webhook delivery pass failed");
       }
       if (worked > 0 || !this.#running) continue;
+      if (this.#wakePending) {
+        this.#wakePending = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.#o.pollMs);
         this.#wake = () => {
