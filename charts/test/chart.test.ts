@@ -206,6 +206,44 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
     const containerOf = (m: Manifest) => m.spec.template.spec.containers[0];
     const envOf = (m: Manifest) => containerOf(m).env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }>;
 
+    it("gives the BFF the ingress controller's network as its trusted proxies (client addresses from X-Forwarded-For)", async () => {
+      const bffOf = (manifests: Manifest[]) => manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === "bff")!;
+      const env = (m: Manifest) => Object.fromEntries(envOf(m).map((e) => [e.name, e.value]));
+      expect(env(bffOf(render().manifests)).TRUSTED_PROXIES).toBe("10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7");
+      const dir = await mkdtemp(path.join(tmpdir(), "chart-proxies-"));
+      try {
+        const file = path.join(dir, "values.yaml");
+        await writeFile(file, stringify({ ingress: { trustedProxies: ["10.42.0.0/16"] } }));
+        expect(env(bffOf(render({ values: [file] }).manifests)).TRUSTED_PROXIES).toBe("10.42.0.0/16");
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("gives the webhooks service its secret-sealing keys from the Secret, generated once when not given (decision 0032)", () => {
+      const { manifests } = render();
+      const webhooks = manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === "webhooks")!;
+      const ref = envOf(webhooks).find((e) => e.name === "WEBHOOK_SECRET_KEYS")?.valueFrom?.secretKeyRef;
+      expect(ref?.key).toBe("WEBHOOK_SECRET_KEYS");
+      const secret = manifests.find((m) => m.kind === "Secret" && m.metadata.name === ref!.name)!;
+      const keys = Buffer.from((secret as unknown as { data: Record<string, string> }).data.WEBHOOK_SECRET_KEYS!, "base64").toString("utf8");
+      expect(keys).toMatch(/^k1:[A-Za-z0-9+/]{43}=$/);
+    });
+
+    it("tells the catalog the workers' real memory and the models users may download (decision 0033)", () => {
+      const byComponent = (manifests: Manifest[], component: string) => manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === component)!;
+      const env = (m: Manifest) => Object.fromEntries(envOf(m).map((e) => [e.name, e.value]));
+      const plain = render().manifests;
+      // 4Gi = 4294.967296 MB.
+      expect(env(byComponent(plain, "transcription")).WHISPER_WORKER_MEMORY_MB).toBe("4294");
+      expect(env(byComponent(plain, "transcription-worker")).WHISPER_WORKER_MEMORY_MB).toBe("4294");
+      expect(env(byComponent(plain, "transcription")).WHISPER_USER_DOWNLOADS).toBe("whisper-tiny,whisper-tiny.en,whisper-base,whisper-base.en");
+      // With the GPU pool the API allows what the larger pool can hold; each worker its own.
+      const gpu = render({ values: [gpuPoolValues] }).manifests;
+      expect(Number(env(byComponent(gpu, "transcription")).WHISPER_WORKER_MEMORY_MB)).toBeGreaterThan(4294);
+      expect(env(byComponent(gpu, "transcription-worker")).WHISPER_WORKER_MEMORY_MB).toBe("4294");
+    });
+
     it("probes the services with Kubernetes' grpc probes and gives each its own key", () => {
       const { manifests } = render();
       for (const deployment of manifests.filter((m) => m.kind === "Deployment")) {

@@ -142,6 +142,7 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- if eq $name "bff" -}}
 {{- $_ := set $env "METRICS_PORT" (toString $svc.metricsPort) -}}
 {{- $_ := set $env "PUBLIC_BASE_URL" $v.publicUrl -}}
+{{- with $v.ingress.trustedProxies }}{{ $_ := set $env "TRUSTED_PROXIES" (join "," .) }}{{ end -}}
 {{- with $v.objectStorage.endpoint }}{{ $_ := set $env "S3_ENDPOINT" . }}{{ end -}}
 {{- with $v.objectStorage.publicEndpoint }}{{ $_ := set $env "S3_PUBLIC_ENDPOINT" . }}{{ end -}}
 {{- range $upstream := list "auth" "media" "transcription" "transcription-worker" "billing" "export" "blog" "notifier" "webhooks" -}}
@@ -162,10 +163,18 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- else if or (eq $name "transcription") (include "transcribe.isWorker" $name) -}}
 {{- $worker := index $v.services "transcription-worker" -}}
 {{- $gpuPool := (index $v.services "transcription-gpu-worker").enabled -}}
+{{- $worker := index $v.services "transcription-worker" -}}
 {{- $_ := set $env "MEDIA_URL" (include "transcribe.url" (dict "root" $root "name" "media")) -}}
 {{- $_ := set $env "DATA_DIR" "/var/lib/transcribe" -}}
 {{- $_ := set $env "WHISPER_MODELS_DIR" "/var/lib/transcribe/models" -}}
 {{- $_ := set $env "WHISPER_DOWNLOAD" (toString $v.models.download) -}}
+{{- /* The memory a worker really has, so the catalog refuses a model that cannot fit before a job is accepted (decision 0033): a worker its own limit, the API the largest pool's. */ -}}
+{{- $gpuWorker := index $v.services "transcription-gpu-worker" -}}
+{{- $memoryMb := include "transcribe.memoryMb" $worker.resources.limits.memory | int64 -}}
+{{- if $gpuWorker.enabled }}{{ $memoryMb = max $memoryMb (include "transcribe.memoryMb" $gpuWorker.resources.limits.memory | int64) }}{{ end -}}
+{{- if ne $name "transcription" }}{{ $memoryMb = include "transcribe.memoryMb" $svc.resources.limits.memory | int64 }}{{ end -}}
+{{- $_ := set $env "WHISPER_WORKER_MEMORY_MB" (toString $memoryMb) -}}
+{{- with $v.models.userDownloads }}{{ $_ := set $env "WHISPER_USER_DOWNLOADS" (join "," .) }}{{ else }}{{ $_ := set $env "WHISPER_USER_DOWNLOADS" "" }}{{ end -}}
 {{- if eq $name "transcription" -}}
 {{- $_ := set $env "BILLING_URL" (include "transcribe.url" (dict "root" $root "name" "billing")) -}}
 {{- /* An administrator's model download runs the engine's Python here too: its caches go under /tmp (read-only root). */ -}}
@@ -231,6 +240,8 @@ a feature off.
 {{- $_ := set $keys "STORAGE_SIGNING_SECRET" true -}}
 {{- else if eq $name "blog" -}}
 {{- $_ := set $keys "BLOG_WEBHOOK_SECRET" false -}}
+{{- else if eq $name "webhooks" -}}
+{{- $_ := set $keys "WEBHOOK_SECRET_KEYS" true -}}
 {{- else if eq $name "notifier" -}}
 {{- $_ := set $keys "SMTP_URL" (eq .root.Values.nodeEnv "production") -}}
 {{- end -}}
@@ -303,4 +314,14 @@ their queue is the whole queue.
 {{- $gpuPool := (index .root.Values.services "transcription-gpu-worker").enabled -}}
 {{- include "transcribe.queueDepthQuery" .root -}}
 {{- if eq .name "transcription-gpu-worker" }} and pool = 'gpu'{{ else if $gpuPool }} and pool = 'cpu'{{ end -}}
+{{- end -}}
+
+{{/* A memory quantity (4Gi, 512Mi, 4G, 4000M, bytes) in decimal megabytes, rounded down: WHISPER_WORKER_MEMORY_MB. */}}
+{{- define "transcribe.memoryMb" -}}
+{{- $q := toString . -}}
+{{- if hasSuffix "Gi" $q }}{{ mulf (trimSuffix "Gi" $q | float64) 1073.741824 | floor | int64 }}
+{{- else if hasSuffix "Mi" $q }}{{ mulf (trimSuffix "Mi" $q | float64) 1.048576 | floor | int64 }}
+{{- else if hasSuffix "G" $q }}{{ mulf (trimSuffix "G" $q | float64) 1000 | floor | int64 }}
+{{- else if hasSuffix "M" $q }}{{ trimSuffix "M" $q | float64 | floor | int64 }}
+{{- else }}{{ divf ($q | float64) 1000000 | floor | int64 }}{{ end -}}
 {{- end -}}

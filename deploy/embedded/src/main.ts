@@ -3,6 +3,7 @@ import path from "node:path";
 import { ConfigError, startEmbeddedPostgres } from "@transcribe/platform";
 import { ensureAuthSecret } from "./auth-secret.js";
 import { ensureServiceKeys } from "./service-keys.js";
+import { ensureWebhookSecretKeys } from "./webhook-keys.js";
 import { engineSetup } from "./engine.js";
 import { loadLauncherConfig, type LauncherConfig, repoRoot } from "./config.js";
 import { databasesToCreate, entryPath, eventsDatabase, processes, urlVariable } from "./services.js";
@@ -69,6 +70,8 @@ const accountEnv = {
 
 // Every process signs its calls with its own key and trusts the others' (decision 0023).
 const serviceKeys = await ensureServiceKeys(config.dataDir, processes.map((p) => p.name));
+// Seals webhook signing secrets at rest (decision 0032); only the webhooks process gets it.
+const webhookSecretKeys = ensureWebhookSecretKeys(config.dataDir, process.env.WEBHOOK_SECRET_KEYS);
 
 const supervisor = new Supervisor({
   cwd: repoRoot,
@@ -96,6 +99,7 @@ await supervisor.start([
       PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? productUrl,
       EVENT_BUS_DATABASE_URL: postgres.urlFor(eventsDatabase),
       ...(spec.database ? { DATABASE_URL: postgres.urlFor(spec.database) } : {}),
+      ...(spec.name === "webhooks" ? { WEBHOOK_SECRET_KEYS: webhookSecretKeys } : {}),
     },
   })),
 ]);

@@ -42,6 +42,7 @@ import { apiKeyRoutes } from "./routes/api-keys.js";
 import { openAiRoutes } from "./routes/openai.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { developerPipeline } from "./developer/pipeline.js";
+import { createUploadSlots } from "./developer/upload-slots.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { WebhooksService } from "@transcribe/proto/webhooks/v1/webhooks";
 
@@ -59,7 +60,9 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     genReqId: () => randomUUID(),
     // JSON bodies only; uploads go straight to storage through signed URLs.
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    // X-Forwarded-For counts only from the proxies named in TRUSTED_PROXIES (fastify's
+    // proxy-addr): request.ip is then the client's address, never a value a client made up.
+    trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false,
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
@@ -117,6 +120,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     transcription: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     mediaUrl: urls.media,
   });
+  const uploadSlots = createUploadSlots({ total: config.API_MAX_CONCURRENT_UPLOADS, perUser: config.API_MAX_CONCURRENT_UPLOADS_PER_USER });
   await app.register(openAiRoutes, {
     pipeline: developer,
     transcription: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
@@ -124,6 +128,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     exportUrl: urls.export,
     syncWaitMs: config.OPENAI_SYNC_WAIT_SECONDS * 1000,
     maxFileBytes: config.API_MAX_FILE_BYTES,
+    uploadSlots,
   });
   await app.register(webhookRoutes, { client: createServiceClient(WebhooksService, urls.webhooks, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(jobRoutes, {
@@ -131,6 +136,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     mediaWaitMs: config.API_MEDIA_WAIT_SECONDS * 1000,
     maxFileBytes: config.API_MAX_FILE_BYTES,
+    uploadSlots,
   });
   await app.register(billingRoutes, { client: createServiceClient(BillingService, urls.billing, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(blogRoutes, { client: createServiceClient(BlogService, urls.blog, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import path from "node:path";
 import { commonConfigSchema, env } from "@transcribe/platform";
 import { z } from "zod";
@@ -72,6 +73,13 @@ export const bffConfigSchema = commonConfigSchema.extend({
   API_MEDIA_WAIT_SECONDS: env.positiveInt(600),
   /** Largest file the developer API takes in one multipart request (media's MEDIA_MAX_FILE_BYTES still decides; keep them equal). */
   API_MAX_FILE_BYTES: env.positiveInt(100 * 1024 * 1024),
+  /**
+   * Multipart uploads (/v1/audio/*, /api/v1/jobs) one replica receives at once, and per
+   * user: each may put API_MAX_FILE_BYTES in the temporary directory before it goes on to
+   * storage, so total × API_MAX_FILE_BYTES must fit it (the chart's /tmp is 512Mi).
+   */
+  API_MAX_CONCURRENT_UPLOADS: env.positiveInt(4),
+  API_MAX_CONCURRENT_UPLOADS_PER_USER: env.positiveInt(2),
   /** The webhooks service (user webhooks: endpoints and deliveries). */
   WEBHOOKS_URL: serviceUrl(7009),
   /**
@@ -79,6 +87,17 @@ export const bffConfigSchema = commonConfigSchema.extend({
    * and remove the local speech models (POST/DELETE /api/v1/models/{id}...). Empty: nobody.
    */
   ADMIN_EMAILS: commaList(),
+  /**
+   * The proxies in front of the BFF (the ingress controller): comma-separated addresses or
+   * CIDRs. A request from one of them has its client address taken from X-Forwarded-For
+   * (the rightmost address that is not itself a trusted proxy); from anyone else the
+   * header is ignored and the socket's address counts. Empty: the BFF is the edge. Rate
+   * limits (contact form, sign-in attempts at the auth service) are kept per this address.
+   */
+  TRUSTED_PROXIES: commaList().refine(
+    (list) => list.every((entry) => isIP(entry.split("/")[0]!) !== 0 && (!entry.includes("/") || /^\d{1,3}$/.test(entry.split("/")[1]!))),
+    "TRUSTED_PROXIES: each entry must be an address or a CIDR such as 10.0.0.0/8",
+  ),
 });
 
 export type BffConfig = z.infer<typeof bffConfigSchema>;

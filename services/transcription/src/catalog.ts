@@ -24,6 +24,11 @@ export interface CatalogEnvironment {
   engines: ReadonlySet<string>;
   /** Memory of the machine that runs local models; default this machine's. */
   memoryBytes?: number;
+  /**
+   * Local models a user's job may download on first use (WHISPER_USER_DOWNLOADS, decision
+   * 0033); undefined: any (an administrator's download, and tests of one service).
+   */
+  userDownloads?: ReadonlySet<string> | undefined;
 }
 
 
@@ -51,6 +56,10 @@ export function availabilityOf(model: ModelDefinition, environment: CatalogEnvir
       const running = downloadProgress(environment.locations.dataModelsDir, model.engineModel);
       if (running) {
         return { available: false, preparing: true, present, reason: running.message, download: { done: running.done ?? 0, total: running.total } };
+      }
+      if (resolution.kind === "download" && environment.userDownloads && !environment.userDownloads.has(model.id)) {
+        const size = model.weights ? ` (${sizeText(model.weights.downloadBytes)})` : "";
+        return { available: false, present, reason: `Not downloaded on this server${size}; an administrator can download it (Settings → Models)` };
       }
       if (resolution.kind === "download") {
         const size = model.weights ? ` (${sizeText(model.weights.downloadBytes)})` : "";

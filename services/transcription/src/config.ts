@@ -5,6 +5,7 @@ import { ConfigError, env } from "@transcribe/platform";
 import { z } from "zod";
 import { SPEAKER_WHEEL, SPEAKER_WHEEL_URL } from "./engines/local/diarizer.js";
 import { parseModelPaths, type ModelLocations } from "./engines/local/models.js";
+import { findModel } from "./domain/models.js";
 
 const cacheDir = path.join(homedir(), ".cache", "transcribe");
 const defaultVenvPython = path.join(cacheDir, "engine-venv", "bin", "python");
@@ -36,6 +37,21 @@ export const transcriptionConfig = z.object({
    * model too big for them; default this machine's (set it where workers run elsewhere).
    */
   WHISPER_WORKER_MEMORY_MB: z.coerce.number().int().positive().optional(),
+  /**
+   * The local models a user's job may have downloaded on first use (catalog ids,
+   * comma-separated); any other model is refused until an administrator downloads it
+   * (decision 0033). Default: the small ones. Empty: users never cause a download.
+   */
+  WHISPER_USER_DOWNLOADS: z
+    .string()
+    .default("whisper-tiny,whisper-tiny.en,whisper-base,whisper-base.en")
+    .transform((value, context) => {
+      const ids = value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+      for (const id of ids) {
+        if (findModel(id)?.provider !== "local") context.addIssue({ code: "custom", message: `WHISPER_USER_DOWNLOADS: ${id} is not a local model of the catalog` });
+      }
+      return new Set(ids) as ReadonlySet<string>;
+    }),
   /** Default int8 on the CPU, float16 on CUDA (WHISPER_DEVICE). */
   WHISPER_COMPUTE_TYPE: z.enum(["int8", "int8_float32", "float32", "int16", "float16", "int8_float16", "bfloat16"]).optional(),
   WHISPER_THREADS: z.coerce.number().int().min(0).default(0),

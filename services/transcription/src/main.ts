@@ -32,6 +32,7 @@ await runService({
         elevenLabsKey: config.ELEVENLABS_API_KEY,
         engines: new Set(["local", "groq", "elevenlabs"]),
         ...(config.WHISPER_WORKER_MEMORY_MB ? { memoryBytes: config.WHISPER_WORKER_MEMORY_MB * 1_000_000 } : {}),
+        userDownloads: config.WHISPER_USER_DOWNLOADS,
       },
       maxAttempts: MAX_ATTEMPTS,
       logger,

@@ -31,7 +31,9 @@ function localModel(id: string): ModelDefinition {
  */
 export function startModelDownload(deps: ModelAdminDeps, id: string): { model: ModelDefinition; availability: Availability } {
   const model = localModel(id);
-  const before = availabilityOf(model, deps.catalog);
+  // An administrator may download any model that fits (the users' list does not apply).
+  const asAdmin = { ...deps.catalog, userDownloads: undefined };
+  const before = availabilityOf(model, asAdmin);
   if (before.present) return { model, availability: before };
   if (!before.preparing) throw new AppError("failed_precondition", `${model.name}: ${before.reason}`);
   const { dataModelsDir } = deps.catalog.locations;
@@ -40,7 +42,7 @@ export function startModelDownload(deps: ModelAdminDeps, id: string): { model: M
     (dir) => deps.logger.info({ model: model.engineModel, dir }, "Whisper model downloaded"),
     (error: unknown) => deps.logger.warn({ model: model.engineModel, err: error }, "Whisper model download failed"),
   );
-  return { model, availability: availabilityOf(model, deps.catalog) };
+  return { model, availability: availabilityOf(model, asAdmin) };
 }
 
 /**

@@ -6,6 +6,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { AppError } from "@transcribe/platform";
 import type { FastifyRequest } from "fastify";
+import type { UploadSlots } from "./upload-slots.js";
 
 export interface ReceivedFile {
   /** A temporary file of the form's own; remove it with dispose(). */
@@ -26,14 +27,24 @@ export interface MultipartForm {
 /**
  * Reads a multipart form: the one `file` part streamed to a temporary file (never held in
  * memory; cut off at maxFileBytes), every other part as text. A second file part, or a file
- * part under another name, is refused: the routes take exactly OpenAI's fields.
+ * part under another name, is refused: the routes take exactly OpenAI's fields. The form
+ * holds one of the replica's upload slots (upload-slots.ts) from before the first byte is
+ * written until dispose(), so temporary files never outgrow their directory.
  */
-export async function readMultipartForm(request: FastifyRequest, maxFileBytes: number): Promise<MultipartForm> {
+export async function readMultipartForm(request: FastifyRequest, options: { maxFileBytes: number; slots: UploadSlots; userId: string }): Promise<MultipartForm> {
+  const { maxFileBytes } = options;
   if (!request.isMultipart()) throw new AppError("invalid_argument", "Send the request as multipart/form-data", { param: "file" });
-  const dir = await mkdtemp(path.join(os.tmpdir(), "bff-form-"));
+  const release = options.slots.acquire(options.userId);
+  let dir: string;
+  try {
+    dir = await mkdtemp(path.join(os.tmpdir(), "bff-form-"));
+  } catch (error) {
+    release();
+    throw error;
+  }
   const fields = new Map<string, string[]>();
   let file: ReceivedFile | undefined;
-  const dispose = () => rm(dir, { recursive: true, force: true });
+  const dispose = () => rm(dir, { recursive: true, force: true }).finally(release);
   try {
     for await (const part of request.parts({ limits: { fileSize: maxFileBytes, files: 1, fields: 50, fieldSize: 64 * 1024 } })) {
       if (part.type === "file") {

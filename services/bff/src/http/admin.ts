@@ -8,8 +8,13 @@ export function isAdmin(user: { email: string; emailVerified: boolean } | undefi
   return adminEmails.some((admin) => admin.toLowerCase() === email);
 }
 
-/** Refuses (403) a signed-in user who is not an administrator; 401 without a session. */
+/**
+ * Refuses (403) a signed-in user who is not an administrator; 401 without a session.
+ * An administrator's API key is refused too: administration needs the person's session
+ * (docs/security.md), so a leaked key cannot download or delete models.
+ */
 export function requireAdmin(request: FastifyRequest, adminEmails: readonly string[]): void {
   if (!request.user) throw new AppError("unauthenticated", "Not signed in");
+  if (request.apiKeyId) throw new AppError("permission_denied", "API keys cannot be used for this route; sign in to the web app instead");
   if (!isAdmin(request.user, adminEmails)) throw new AppError("permission_denied", "Only an administrator can do this (ADMIN_EMAILS)");
 }

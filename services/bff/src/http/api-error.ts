@@ -69,7 +69,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       // raised in this process (a request that cannot be encoded) would name internals.
       if (appError.code === "internal") return sendApiError(reply, 500, "internal", "Internal error");
       const retryAfter = (appError.detail as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
-      if (appError.code === "resource_exhausted" && typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
+      if ((appError.code === "resource_exhausted" || appError.code === "unavailable") && typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
       return sendApiError(reply, httpStatusOf[appError.code], appError.code, appError.message, appError.detail);
     }
     if (isResponseSerializationError(error)) {

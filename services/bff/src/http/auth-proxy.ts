@@ -14,9 +14,9 @@ export async function authProxy(app: FastifyInstance, options: { authUrl: string
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
     await scope.register(replyFrom, { base: options.authUrl, http: { requestOptions: { timeout: options.timeoutMs } } });
-    // The auth service rate-limits per client address. The BFF is the edge (trustProxy
-    // off), so the address is the socket's; whatever X-Forwarded-For the client sent is
-    // replaced, never trusted.
+    // The auth service rate-limits per client address: request.ip, which is the socket's
+    // address unless the peer is one of TRUSTED_PROXIES (then the client's from its
+    // X-Forwarded-For). Whatever chain the client sent is replaced by that one address.
     const forward: FastifyReplyFromHooks = {
       rewriteRequestHeaders: (request, headers) => ({ ...headers, "x-forwarded-for": request.ip }),
     };

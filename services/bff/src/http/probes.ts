@@ -12,9 +12,10 @@ import type { FastifyInstance } from "fastify";
 export function probeRoutes(app: FastifyInstance, options: { distDir: string }): void {
   const indexFile = path.join(options.distDir, "index.html");
   app.get("/healthz", { logLevel: "warn", schema: { hide: true } }, async () => ({ ok: true, service: "bff" }));
-  app.get("/readyz", { logLevel: "warn", schema: { hide: true } }, async (_request, reply) => {
+  // Public like every path of the BFF: what is missing goes to the log, not to the answer.
+  app.get("/readyz", { logLevel: "warn", schema: { hide: true } }, async (request, reply) => {
     const built = existsSync(indexFile);
-    const web = built ? { name: "web", ok: true } : { name: "web", ok: false, detail: `no ${indexFile}` };
-    return reply.code(built ? 200 : 503).send({ service: "bff", ok: built, dependencies: [web] });
+    if (!built) request.log.warn({ missing: indexFile }, "not ready: the web app is not built");
+    return reply.code(built ? 200 : 503).send({ service: "bff", ok: built, dependencies: [{ name: "web", ok: built }] });
   });
 }

@@ -28,6 +28,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** The route answers without a session (health, OpenAPI, blog, ...). */
     public?: boolean;
+    /** Only a person's session may call it, never an API key, even under a key route's prefix (administration). */
+    sessionOnly?: boolean;
   }
 }
 
@@ -173,7 +175,7 @@ export function requireSessionOnApi(app: FastifyInstance, resolver: SessionResol
       if (isApiKey(bearerOf(request.headers.authorization))) return sendApiError(reply, 401, "invalid_api_key", "Invalid, revoked or expired API key");
       return sendApiError(reply, 401, "unauthenticated", "Not signed in");
     }
-    if (apiKeyId && !apiKeyMayUse(route)) {
+    if (apiKeyId && (request.routeOptions.config?.sessionOnly || !apiKeyMayUse(route))) {
       return sendApiError(reply, 403, "forbidden", "API keys cannot be used for this route; sign in to the web app instead");
     }
     request.user = user;

@@ -6,6 +6,7 @@ import { TimestampGranularity } from "@transcribe/proto/transcription/v1/transcr
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { readMultipartForm } from "../developer/multipart-form.js";
+import type { UploadSlots } from "../developer/upload-slots.js";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
 import { apiErrorSchema } from "../http/api-error.js";
 import { signedInUserId } from "../http/signed-in-user.js";
@@ -50,7 +51,7 @@ function fieldsOf(fields: Map<string, string[]>) {
 }
 
 /** Async jobs for long files: answers 202 as soon as media has accepted the file and the job is queued. */
-export const jobRoutes: FastifyPluginAsyncZod<{ pipeline: DeveloperPipeline; media: Client<typeof MediaService>; mediaWaitMs: number; maxFileBytes: number }> = async (
+export const jobRoutes: FastifyPluginAsyncZod<{ pipeline: DeveloperPipeline; media: Client<typeof MediaService>; mediaWaitMs: number; maxFileBytes: number; uploadSlots: UploadSlots }> = async (
   app,
   options,
 ) => {
@@ -82,7 +83,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ pipeline: DeveloperPipeline; med
     },
     async (request, reply) => {
       const userId = signedInUserId(request);
-      const form = await readMultipartForm(request, options.maxFileBytes);
+      const form = await readMultipartForm(request, { maxFileBytes: options.maxFileBytes, slots: options.uploadSlots, userId });
       try {
         const fields = fieldsOf(form.fields);
         if (form.file && fields.url) throw new AppError("invalid_argument", "Send either a file or a url, not both", { field: "url" });

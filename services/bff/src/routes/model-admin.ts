@@ -23,11 +23,14 @@ export const modelAdminRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Tra
   app,
   { client, adminEmails },
 ) => {
-  const common = { tags: ["transcriptions"], security: security.sessionOrApiKey, params };
+  // Administration needs the person's session: an API key is refused before the handler (http/session.ts).
+  const common = { tags: ["transcriptions"], security: security.session, params };
+  const config = { sessionOnly: true };
 
   app.post(
     "/api/v1/models/:id/download",
     {
+      config,
       schema: {
         ...common,
         operationId: "downloadModel",
@@ -45,6 +48,7 @@ export const modelAdminRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Tra
   app.delete(
     "/api/v1/models/:id",
     {
+      config,
       schema: {
         ...common,
         operationId: "removeModel",

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { readMultipartForm } from "../developer/multipart-form.js";
+import type { UploadSlots } from "../developer/upload-slots.js";
 import { jsonTranscriptionSchema, openAiBody, openAiFormSchema, parseOpenAiFields, settingsFor, verboseJsonSchema, WHISPER_1 } from "../developer/openai-format.js";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
 import { sendApiError } from "../http/api-error.js";
@@ -23,6 +24,8 @@ export interface OpenAiRouteOptions {
   exportUrl: string;
   syncWaitMs: number;
   maxFileBytes: number;
+  /** Uploads received at once (developer/upload-slots.ts), shared with the other multipart routes. */
+  uploadSlots: UploadSlots;
 }
 
 const security = openApiSecurity.sessionOrApiKey;
@@ -66,7 +69,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
   async function handle(request: FastifyRequest, reply: FastifyReply, task: "transcribe" | "translate") {
     const userId = signedInUserId(request);
     const deadline = Date.now() + options.syncWaitMs;
-    const form = await readMultipartForm(request, options.maxFileBytes);
+    const form = await readMultipartForm(request, { maxFileBytes: options.maxFileBytes, slots: options.uploadSlots, userId });
     try {
       if (!form.file) throw new AppError("invalid_argument", "file is required", { param: "file" });
       const fields = parseOpenAiFields(form.fields);

@@ -60,6 +60,11 @@ function encode(value: unknown): fc.Arbitrary<Encoded> {
     weighted(fc.constant(as("text/plain", json)), 1),
     weighted(fc.constant(as("application/x-www-form-urlencoded", "a=1&b=2")), 1),
     weighted(fc.constant(as("multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n')), 1),
+    // A form with a file part: the upload routes (/v1/audio/*, /api/v1/jobs) take a slot and write it to /tmp.
+    weighted(
+      fc.constant(as("multipart/form-data; boundary=x", `--x\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--x\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF${"\u0000".repeat(64)}\r\n--x--\r\n`)),
+      1,
+    ),
     weighted(fc.constant(as("application/xml", "<a>1</a>")), 1),
     weighted(fc.constant(as("application/json; charset=utf-16", json)), 1),
     weighted(fc.constant(as("application/json", Buffer.alloc(1024 * 1024 + 10, "a"))), 1),

@@ -18,6 +18,8 @@ export interface HealthState {
   ready(): Promise<boolean>;
   /** Emits "change" when readiness may have changed (shutdown started). */
   changes: EventEmitter;
+  /** Watch streams open at once; past it a Watch answers RESOURCE_EXHAUSTED (the protocol is unauthenticated). */
+  maxWatches: number;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface HealthState {
  */
 export function registerGrpcHealth(router: ConnectRouter, serviceNames: readonly string[], state: HealthState): void {
   const known = new Set(["", ...serviceNames]);
+  let watching = 0;
   const statusOf = async (service: string): Promise<ServingStatus | undefined> => {
     if (service === LIVENESS_SERVICE) return ServingStatus.SERVING;
     if (!known.has(service)) return undefined;
@@ -40,14 +43,20 @@ export function registerGrpcHealth(router: ConnectRouter, serviceNames: readonly
       return create(HealthCheckResponseSchema, { status });
     },
     async *watch(request, context) {
-      let last: ServingStatus | undefined;
-      while (!context.signal.aborted) {
-        const status = (await statusOf(request.service)) ?? ServingStatus.SERVICE_UNKNOWN;
-        if (status !== last) {
-          last = status;
-          yield create(HealthCheckResponseSchema, { status });
+      if (watching >= state.maxWatches) throw new ConnectError("Too many health watches on this server", Code.ResourceExhausted);
+      watching += 1;
+      try {
+        let last: ServingStatus | undefined;
+        while (!context.signal.aborted) {
+          const status = (await statusOf(request.service)) ?? ServingStatus.SERVICE_UNKNOWN;
+          if (status !== last) {
+            last = status;
+            yield create(HealthCheckResponseSchema, { status });
+          }
+          await nextTick(state.changes, context.signal);
         }
-        await nextTick(state.changes, context.signal);
+      } finally {
+        watching -= 1;
       }
     },
   });

@@ -56,6 +56,8 @@ export interface ServiceServerOptions {
   reflection?: boolean;
   /** PEM certificate chain and key: HTTPS with HTTP/2 and HTTP/1.1 chosen by ALPN. */
   tls?: { cert: Buffer; key: Buffer };
+  /** grpc.health.v1 Watch streams open at once; past it a Watch is refused (RESOURCE_EXHAUSTED). */
+  maxHealthWatches?: number;
 }
 
 export interface ServiceServer {
@@ -66,6 +68,9 @@ export interface ServiceServer {
 }
 
 const CHECK_TIMEOUT_MS = 2_000;
+/** How long one run of the readiness checks answers every unauthenticated caller (probes, Watch streams). */
+const SHARED_CHECK_MS = 1_000;
+const DEFAULT_MAX_HEALTH_WATCHES = 100;
 
 export async function runReadinessChecks(checks: readonly ReadinessCheck[]): Promise<DependencyStatus[]> {
   return Promise.all(
@@ -142,6 +147,17 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
     const dependencies = await runReadinessChecks(readiness);
     return { ok: !shuttingDown && dependencies.every((d) => d.ok), dependencies };
   };
+  // Unauthenticated callers (/readyz, grpc.health.v1 Check and Watch) share one run of the
+  // checks per SHARED_CHECK_MS, so any number of probes and Watch streams cost the
+  // database one ping; a change (shutdown) is seen at once.
+  let shared: { at: number; result: Promise<Awaited<ReturnType<typeof check>>> } | undefined;
+  const sharedCheck = () => {
+    if (!shared || performance.now() - shared.at > SHARED_CHECK_MS) shared = { at: performance.now(), result: check() };
+    return shared.result.then((status) => ({ ...status, ok: status.ok && !shuttingDown }));
+  };
+  changes.on("change", () => {
+    shared = undefined;
+  });
 
   const authenticate = options.callers ? checkCaller(options.callers) : undefined;
   const served: DescService[] = [];
@@ -173,17 +189,23 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
       });
       options.routes?.(router);
       registerGrpcHealth(router, served.map((service) => service.typeName), {
-        ready: async () => (await check()).ok,
+        ready: async () => (await sharedCheck()).ok,
         changes,
+        maxWatches: options.maxHealthWatches ?? DEFAULT_MAX_HEALTH_WATCHES,
       });
       if (options.reflection) registerReflection(router, [...served, Health]);
     },
   });
 
   app.get("/healthz", async () => ({ ok: true, service: name }));
-  app.get("/readyz", async (_request, reply) => {
-    const status = await check();
-    return reply.code(status.ok ? 200 : 503).send({ service: name, ...status });
+  // Anyone who reaches the port may ask: which dependency fails, never its error text (it
+  // can name addresses and users); the text goes to the log and to the authenticated
+  // HealthService.Check.
+  app.get("/readyz", async (request, reply) => {
+    const status = await sharedCheck();
+    const failing = status.dependencies.filter((d) => !d.ok);
+    if (failing.length > 0) request.log.warn({ failing: failing.map((d) => ({ name: d.name, detail: d.detail })) }, "not ready");
+    return reply.code(status.ok ? 200 : 503).send({ service: name, ok: status.ok, dependencies: status.dependencies.map((d) => ({ name: d.name, ok: d.ok, latencyMs: d.latencyMs })) });
   });
   if (options.metrics ?? true) serveMetrics(app);
 

@@ -32,6 +32,15 @@ export async function postWebhook(
   return send(url, body, headers, options);
 }
 
+/** What is read of a receiver's answer before it is dropped: only its status counts. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * One deadline for the whole attempt (connect, send, headers, body, close): whatever the
+ * receiver does (answers headers and hangs up, drips a body forever, never answers), the
+ * promise settles by timeoutMs and the socket is destroyed. The outcome is decided by the
+ * status line; the body is read up to MAX_RESPONSE_BYTES and otherwise dropped.
+ */
 function send(
   url: URL,
   body: string,
@@ -40,32 +49,48 @@ function send(
 ): Promise<AttemptOutcome> {
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve) => {
+    let settled = false;
+    let status: number | undefined;
+    const finish = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+      // Nothing more is wanted from this receiver: free the socket whatever state it is in.
+      request.destroy();
+    };
+    const byStatus = (code: number): AttemptOutcome => {
+      if (code >= 200 && code < 300) return { ok: true, statusCode: code };
+      if (code >= 300 && code < 400) return { ok: false, statusCode: code, error: "Redirects are not followed; register the final URL" };
+      return { ok: false, statusCode: code, error: `The endpoint answered HTTP ${code}` };
+    };
     const request = client.request(
       url,
       {
         method: "POST",
         headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "Transcribe-Webhooks/1" },
         lookup: guardedLookup(options.policy, options.resolver ?? systemResolver),
-        timeout: options.timeoutMs,
+        agent: false,
       },
       (response) => {
-        // The receiver's body is not kept; read and drop at most what it sends.
-        response.resume();
-        const status = response.statusCode ?? 0;
-        response.on("end", () => {
-          if (status >= 200 && status < 300) return resolve({ ok: true, statusCode: status });
-          if (status >= 300 && status < 400) return resolve({ ok: false, statusCode: status, error: "Redirects are not followed; register the final URL" });
-          resolve({ ok: false, statusCode: status, error: `The endpoint answered HTTP ${status}` });
+        status = response.statusCode ?? 0;
+        let read = 0;
+        response.on("data", (chunk: Buffer) => {
+          read += chunk.length;
+          // The status is the answer; a body past the cap is not waited for.
+          if (read > MAX_RESPONSE_BYTES) finish(byStatus(status!));
         });
+        response.on("end", () => finish(byStatus(status!)));
+        // Hung up mid-body: the status line was the receiver's answer all the same.
+        response.on("error", () => finish(byStatus(status!)));
+        response.on("close", () => finish(byStatus(status!)));
       },
     );
-    const timer = setTimeout(() => request.destroy(new Error("timeout")), options.timeoutMs);
-    request.on("timeout", () => request.destroy(new Error("timeout")));
-    request.on("error", (error) => {
-      clearTimeout(timer);
-      resolve({ ok: false, error: describe(error, url) });
+    const timer = setTimeout(() => finish(status === undefined ? { ok: false, error: describe(new Error("timeout"), url) } : byStatus(status)), options.timeoutMs);
+    request.on("error", (error) => finish(status === undefined ? { ok: false, error: describe(error, url) } : byStatus(status)));
+    request.on("close", () => {
+      if (status === undefined) finish({ ok: false, error: "The connection closed without an answer" });
     });
-    request.on("close", () => clearTimeout(timer));
     request.end(body);
   });
 }

@@ -4,7 +4,8 @@ import { type Kysely, sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import type { WebhooksDatabase } from "../db/migrations.js";
 import { nextAttemptAt } from "../domain/rules.js";
-import { postWebhook } from "./send.js";
+import { type AttemptOutcome, postWebhook } from "./send.js";
+import type { SecretBox } from "../secret-box.js";
 
 export interface DeliveryWorkerOptions {
   db: Kysely<WebhooksDatabase>;
@@ -16,6 +17,8 @@ export interface DeliveryWorkerOptions {
   pollMs: number;
   /** Deliveries attempted at once. */
   batch?: number;
+  /** Opens the endpoint's sealed signing secret (secret-box.ts). */
+  box: SecretBox;
 }
 
 /**
@@ -29,7 +32,10 @@ export class DeliveryWorker {
   readonly #o: DeliveryWorkerOptions;
   #running = false;
   #wake: (() => void) | undefined;
+  #wakePending = false;
   #loop: Promise<void> | undefined;
+  /** Attempts under way: each runs on its own, so a slow receiver holds only its own slot. */
+  readonly #inFlight = new Set<Promise<void>>();
   readonly owner = randomUUID();
 
   constructor(options: DeliveryWorkerOptions) {
@@ -48,20 +54,26 @@ export class DeliveryWorker {
     await this.#loop;
   }
 
-  /** Something became due (a new delivery, a resend): look now instead of at the next poll. */
+  /** Something became due (a new delivery, a resend, a freed slot): look now instead of at the next poll. */
   wake(): void {
-    this.#wake?.();
+    if (this.#wake) this.#wake();
+    // Asked while a pass runs: the loop looks again instead of sleeping.
+    else this.#wakePending = true;
   }
 
   async #run(): Promise<void> {
     while (this.#running) {
       let worked = 0;
       try {
-        worked = await this.runOnce();
+        worked = await this.#startDue();
       } catch (error) {
         this.#o.logger.error({ err: error }, "webhook delivery pass failed");
       }
       if (worked > 0 || !this.#running) continue;
+      if (this.#wakePending) {
+        this.#wakePending = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.#o.pollMs);
         this.#wake = () => {
@@ -71,10 +83,31 @@ export class DeliveryWorker {
       });
       this.#wake = undefined;
     }
+    await Promise.all(this.#inFlight);
   }
 
-  /** One pass: claims due deliveries and attempts each once; returns how many. */
-  async runOnce(): Promise<number> {
+  /**
+   * Claims as many due deliveries as there are free slots and starts them without waiting:
+   * the next pass does not wait for the slowest receiver of this one (each attempt is
+   * bounded by timeoutMs in send.ts, and a finished one frees its slot and wakes the loop).
+   */
+  async #startDue(): Promise<number> {
+    const room = (this.#o.batch ?? 10) - this.#inFlight.size;
+    if (room <= 0) return 0;
+    const ids = await this.#claim(room);
+    for (const id of ids) {
+      const attempt: Promise<void> = this.#attempt(id)
+        .catch((error: unknown) => this.#o.logger.error({ err: error, delivery: id }, "webhook attempt failed unexpectedly"))
+        .finally(() => {
+          this.#inFlight.delete(attempt);
+          this.wake();
+        });
+      this.#inFlight.add(attempt);
+    }
+    return ids.length;
+  }
+
+  async #claim(limit: number): Promise<string[]> {
     const { db } = this.#o;
     const leaseSeconds = Math.ceil(this.#o.timeoutMs / 1000) + 30;
     const claimed = await sql<{ id: string }>`
@@ -83,11 +116,10 @@ export class DeliveryWorker {
         select id from webhook_deliveries
         where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
         order by next_attempt_at
-        limit ${this.#o.batch ?? 10}
+        limit ${limit}
         for update skip locked)
       returning id`.execute(db);
-    await Promise.all(claimed.rows.map((row) => this.#attempt(row.id)));
-    return claimed.rows.length;
+    return claimed.rows.map((row) => row.id);
   }
 
   async #attempt(id: string): Promise<void> {
@@ -95,15 +127,23 @@ export class DeliveryWorker {
     const row = await db
       .selectFrom("webhook_deliveries as d")
       .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
-      .select(["d.id", "d.payload", "d.attempts", "d.give_up_at", "d.event_type", "e.url", "e.secret"])
+      .select(["d.id", "d.endpoint_id", "d.payload", "d.attempts", "d.give_up_at", "d.event_type", "e.url", "e.secret"])
       .where("d.id", "=", id)
       .executeTakeFirst();
     if (!row) return;
     const body = JSON.stringify(row.payload);
     const sentAt = new Date();
-    const signature = new Webhook(row.secret).sign(row.id, sentAt, body);
-    const headers = { "webhook-id": row.id, "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)), "webhook-signature": signature };
-    const outcome = await postWebhook(row.url, body, headers, { policy: this.#o.policy, timeoutMs: this.#o.timeoutMs, ...(this.#o.resolver ? { resolver: this.#o.resolver } : {}) });
+    let secret: string | undefined;
+    try {
+      secret = this.#o.box.open(row.secret, row.endpoint_id);
+    } catch (error) {
+      logger.error({ err: error, delivery: id }, "webhook secret cannot be opened");
+    }
+    const signature = secret === undefined ? undefined : new Webhook(secret).sign(row.id, sentAt, body);
+    const headers = { "webhook-id": row.id, "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)), "webhook-signature": signature ?? "" };
+    // A secret that no listed key opens is an operator's mistake (a retired key dropped too
+    // early): the attempt fails with that reason and is retried, it is never sent unsigned.
+    const outcome: AttemptOutcome = signature === undefined ? { ok: false, error: "The endpoint's signing secret cannot be read (WEBHOOK_SECRET_KEYS)" } : await postWebhook(row.url, body, headers, { policy: this.#o.policy, timeoutMs: this.#o.timeoutMs, ...(this.#o.resolver ? { resolver: this.#o.resolver } : {}) });
     const attempts = row.attempts + 1;
     const now = new Date();
     if (outcome.ok) {

@@ -7,6 +7,7 @@ import { DeliverySchema, EndpointSchema, WebhooksService } from "@transcribe/pro
 import { type Kysely, sql } from "kysely";
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhooksDatabase } from "../db/migrations.js";
 import { checkEvents, messages, parseEndpointUrl } from "../domain/rules.js";
+import type { SecretBox } from "../secret-box.js";
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,6 +45,8 @@ export interface WebhooksRpcDeps {
   maxEndpoints: number;
   retryWindowSeconds: number;
   wake: () => void;
+  /** Seals the signing secret before it is stored (secret-box.ts). */
+  box: SecretBox;
 }
 
 /** Thin Connect handlers: the rules live in domain/rules.ts, the address rule in platform's address guard. */
@@ -73,9 +76,10 @@ export function webhooksRoutes(deps: WebhooksRpcDeps) {
         const count = await db.selectFrom("webhook_endpoints").select(sql<number>`count(*)::int`.as("n")).where("user_id", "=", userId).executeTakeFirstOrThrow();
         if (count.n >= deps.maxEndpoints) throw new AppError("failed_precondition", messages.tooMany(deps.maxEndpoints));
         const secret = `whsec_${randomBytes(32).toString("base64")}`;
+        const id = randomUUID();
         const row = await db
           .insertInto("webhook_endpoints")
-          .values({ id: randomUUID(), user_id: userId, url: url.toString(), events, secret })
+          .values({ id, user_id: userId, url: url.toString(), events, secret: deps.box.seal(secret, id) })
           .returning(["id", "url", "events", "created_at"])
           .executeTakeFirstOrThrow();
         return { endpoint: toEndpoint(row), secret };
