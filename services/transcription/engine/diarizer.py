@@ -8,7 +8,8 @@ prints one JSON line: {"ok": true, "result": {"turns": [{"start", "end", "speake
 "speakers": ["S1", ...], "stats": {...}}} or {"ok": false, "error": {"kind", "message"}}.
 
 Pipeline (decision 0020): Silero VAD (the ONNX model inside faster-whisper's wheel) finds
-speech; every 1.6 s window of speech (hop 0.8 s) gets a d-vector from Resemblyzer's GE2E
+speech twice: tight regions to cut windows from, and wider ones (hysteresis, 1 s pauses
+bridged) that the turns cover; every 1.6 s window of speech (hop 0.8 s) gets a d-vector from Resemblyzer's GE2E
 speaker encoder (3-layer LSTM 256 + linear, weights from its PyPI wheel) run here in
 numpy, so no torch; each window's vector is averaged with its contiguous neighbours, the
 windows of the whole file are clustered together (average-linkage agglomerative on cosine
