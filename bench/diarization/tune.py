@@ -8,6 +8,9 @@ Embeddings are computed once per excerpt (the diarizer's own embed_file) and cac
 temporary folder; the grid is then cheap. Prints, per held-out excerpt, the parameters the
 other nine chose and the held-out DER (collar 0.25 s, overlap scored, 0-30 s), then the
 leave-one-out mean, and the same for NME-SC spectral clustering (tried, not adopted).
+With --vad, the speech-detection parameters (Silero onset, offset, minimum silence, padding)
+are chosen the same way: Silero's scores are computed once per excerpt and the windows and
+labels of the current embeddings are kept, so only the speech regions change.
 """
 from __future__ import annotations
 
@@ -76,6 +79,51 @@ def spectral_nme(embeddings: np.ndarray, k_max: int = 8) -> np.ndarray:
     return np.unique(labels, return_inverse=True)[1]
 
 
+VAD_GRID = [(on, off, silence, 60) for on in (0.3, 0.4, 0.5, 0.6) for off in (0.1, 0.15, 0.3) for silence in (250, 500, 1000, 1500)]
+
+
+def vad_search(files: list, names: list, extracted: dict) -> None:
+    """Leave-one-out over the VAD parameters; each 50 ms of speech takes the label of the
+    nearest embedded window (diarizer.to_turns), as in the product."""
+    import faster_whisper.vad as fv
+
+    silero = fv.get_vad_model()
+    scores = {}
+    for f, name in zip(files, names):
+        block = np.concatenate(list(diarizer.audio_blocks(f)))
+        peak = float(np.abs(block).max())
+        block = block * min(10.0, 0.5 / peak) if peak > 0 else block  # as diarizer.speech_regions
+        scores[name] = (block, silero(np.pad(block, (0, 512 - len(block) % 512))))
+
+    class Cached:  # get_speech_timestamps with this excerpt's scores, not a second model run
+        probs = None
+
+        def __call__(self, _audio):
+            return self.probs
+
+    cached = Cached()
+    fv.get_vad_model = lambda: cached
+    table = {}
+    for grid in VAD_GRID:
+        on, off, silence, pad = grid
+        options = fv.VadOptions(threshold=on, neg_threshold=off, min_silence_duration_ms=silence, speech_pad_ms=pad, min_speech_duration_ms=200)
+        for f, name in zip(files, names):
+            block, cached.probs = scores[name]
+            regions = [[r["start"] / diarizer.SAMPLE_RATE, r["end"] / diarizer.SAMPLE_RATE] for r in fv.get_speech_timestamps(block, options)]
+            _, _, windows, emb = extracted[f]
+            table[grid, name] = score(f, regions, windows, diarizer.assign_speakers(emb, windows, 1, None))
+    scored = [n for n in names if n not in EXCLUDED_FROM_MEAN]
+    held_out = []
+    print("held out | VAD chosen on the other nine (onset, offset, min silence ms, pad ms) | DER")
+    for name in scored:
+        chosen = min(VAD_GRID, key=lambda g: np.mean([table[g, n]["der"] for n in scored if n != name]))
+        held_out.append(table[chosen, name]["der"])
+        print(f"{name} | {chosen} | {held_out[-1]:.3f}")
+    print(f"VAD leave-one-out mean DER {np.mean(held_out):.3f}")
+    for g in [(0.3, 0.15, 250, 60), (diarizer.TURN_ONSET, diarizer.TURN_OFFSET, diarizer.TURN_MIN_SILENCE_MS, 60)]:
+        print(f"all ten with VAD {g}: mean DER {np.mean([table[g, n]['der'] for n in scored]):.3f}")
+
+
 def main() -> None:
     beside_clone = os.path.join(HERE, "..", "..", "..", "shared", "data", "diarization")
     default = beside_clone if os.path.isdir(beside_clone) else "/work/shared/data/diarization"
@@ -90,6 +138,9 @@ def main() -> None:
     files = sorted(glob.glob(os.path.join(data, "*.wav")))
     names = [os.path.basename(f)[:-4] for f in files]
     extracted = {f: embeddings_for(f, encoder, cache) for f in files}
+    if "--vad" in sys.argv:
+        vad_search(files, names, extracted)
+        return
     table: dict = {}
     for context, threshold, share in GRID:
         for f, name in zip(files, names):

@@ -8,7 +8,8 @@ prints one JSON line: {"ok": true, "result": {"turns": [{"start", "end", "speake
 "speakers": ["S1", ...], "embeddings": {"S1": [256 floats], ...}, "stats": {...}}} or {"ok": false, "error": {"kind", "message"}}.
 
 Pipeline (decision 0020): Silero VAD (the ONNX model inside faster-whisper's wheel) finds
-speech; every 1.6 s window of speech (hop 0.8 s) gets a d-vector from Resemblyzer's GE2E
+speech twice: tight regions to cut windows from, and wider ones (hysteresis, 1 s pauses
+bridged) that the turns cover; every 1.6 s window of speech (hop 0.8 s) gets a d-vector from Resemblyzer's GE2E
 speaker encoder (3-layer LSTM 256 + linear, weights from its PyPI wheel) run here in
 numpy, so no torch; each window's vector is averaged with its contiguous neighbours, the
 windows of the whole file are clustered together (average-linkage agglomerative on cosine
@@ -51,6 +52,15 @@ BLOCK_SECONDS = 60.0
 DEFAULT_THRESHOLD = 0.25
 MAX_CLUSTER_WINDOWS = 2000
 VAD_THRESHOLD = 0.3
+# Speech as reported in the turns: Silero with hysteresis, a stretch starts where the score
+# reaches the onset and ends only after TURN_MIN_SILENCE_MS below the offset. The high onset
+# keeps noise out; the low offset and the long silence keep quiet syllables and short pauses
+# inside a turn, as human turns do. The embedded windows still come from the tighter
+# VAD_THRESHOLD regions, so pauses never enter an embedding. Chosen by leave-one-out over
+# the AMI excerpts (bench/diarization/tune.py --vad; decision 0020).
+TURN_ONSET = 0.5
+TURN_OFFSET = 0.15
+TURN_MIN_SILENCE_MS = 1000
 # A cluster holding less than this share of the file's windows is not a speaker of its own
 # (chosen with the threshold by leave-one-out over the AMI excerpts; decision 0020).
 MIN_SPEAKER_SHARE = 0.10
@@ -296,7 +306,9 @@ def audio_blocks(path: str):
         yield np.concatenate(pending).astype(np.float32) / 32768.0
 
 
-def speech_regions(block: np.ndarray, offset: float, threshold: float = 0.3) -> list:
+def speech_regions(
+    block: np.ndarray, offset: float, threshold: float = VAD_THRESHOLD, offset_threshold: float | None = None, min_silence_ms: int = 250
+) -> list:
     from faster_whisper.vad import VadOptions, get_speech_timestamps
 
     # Far-field meeting audio sits near −40 dBFS; Silero misses much of it at that level, so
@@ -304,7 +316,13 @@ def speech_regions(block: np.ndarray, offset: float, threshold: float = 0.3) -> 
     peak = float(np.abs(block).max()) if len(block) else 0.0
     if peak > 0:
         block = block * min(10.0, 0.5 / peak)
-    options = VadOptions(threshold=threshold, min_silence_duration_ms=250, speech_pad_ms=60, min_speech_duration_ms=200)
+    options = VadOptions(
+        threshold=threshold,
+        neg_threshold=offset_threshold,
+        min_silence_duration_ms=min_silence_ms,
+        speech_pad_ms=60,
+        min_speech_duration_ms=200,
+    )
     return [
         [offset + r["start"] / SAMPLE_RATE, offset + r["end"] / SAMPLE_RATE]
         for r in get_speech_timestamps(block, options, sampling_rate=SAMPLE_RATE)
@@ -421,9 +439,10 @@ def diarize(request: dict) -> dict:
 
 
 def embed_file(audio: str, encoder: Encoder, step: float = STEP_SECONDS, vad_threshold: float | None = None):
-    """Streams the file once: speech regions (seconds), the embedded windows (start, end)
-    and their embeddings (windows × 256, unit vectors)."""
-    regions: list = []  # merged speech regions, seconds
+    """Streams the file once: speech regions as reported in the turns (seconds), the
+    embedded windows (start, end) and their embeddings (windows × 256, unit vectors)."""
+    regions: list = []  # merged speech regions the windows are cut from, seconds
+    turn_regions: list = []  # merged speech regions the turns cover (TURN_* hysteresis)
     windows: list = []  # (start, end) of each embedded window
     vectors: list = []  # its embedding
     pending_mels: list = []
@@ -463,10 +482,9 @@ def embed_file(audio: str, encoder: Encoder, step: float = STEP_SECONDS, vad_thr
         offset = duration
         duration += len(block) / SAMPLE_RATE
         for region in speech_regions(block, offset, vad_threshold or VAD_THRESHOLD):
-            if regions and region[0] - regions[-1][1] < 0.05:
-                regions[-1][1] = region[1]  # speech running across the block boundary
-            else:
-                regions.append(region)
+            _append_region(regions, region)
+        for region in speech_regions(block, offset, TURN_ONSET, TURN_OFFSET, TURN_MIN_SILENCE_MS):
+            _append_region(turn_regions, region)
         buffer = np.concatenate([buffer, block])
         embed_regions(final=False)
         # Keep only what an unfinished region still needs.
@@ -478,7 +496,14 @@ def embed_file(audio: str, encoder: Encoder, step: float = STEP_SECONDS, vad_thr
     embed_regions(final=True)
     flush()
     embeddings = np.concatenate(vectors) if vectors else np.zeros((0, 256), np.float32)
-    return duration, regions, windows, embeddings
+    return duration, turn_regions, windows, embeddings
+
+
+def _append_region(regions: list, region: list) -> None:
+    if regions and region[0] - regions[-1][1] < 0.05:
+        regions[-1][1] = region[1]  # speech running across the block boundary
+    else:
+        regions.append(region)
 
 
 def assign_speakers(
