@@ -5,6 +5,7 @@ import type { JobSettings } from "../domain/settings.js";
 import type { Speaker } from "../domain/speakers.js";
 import type { ChangeSummary, EditableSegment } from "../domain/edit-timing.js";
 import type { DroppedSegment, Word } from "../domain/transcriber.js";
+import type { VocabularyTerm } from "../domain/vocabulary.js";
 
 export type JobStatus = Exclude<Status, "deleted"> | "cancelled";
 
@@ -104,7 +105,7 @@ export interface RevisionDelta {
   segments: EditableSegment[];
 }
 
-export type RevisionKind = "original" | "edit" | "restore";
+export type RevisionKind = "original" | "edit" | "restore" | "vocabulary";
 
 export interface RevisionsTable {
   transcription_id: string;
@@ -136,6 +137,12 @@ export interface SearchSegmentsTable {
   config: string;
 }
 
+export interface VocabulariesTable {
+  user_id: string;
+  terms: VocabularyTerm[];
+  updated_at: Generated<Date>;
+}
+
 export interface TranscriptionDB {
   transcription_engines: EnginesTable;
   transcriptions: TranscriptionsTable;
@@ -145,6 +152,7 @@ export interface TranscriptionDB {
   transcription_segments: SegmentsTable;
   transcription_revisions: RevisionsTable;
   transcription_search_segments: SearchSegmentsTable;
+  transcription_vocabularies: VocabulariesTable;
 }
 
 export type RevisionRow = Selectable<RevisionsTable>;

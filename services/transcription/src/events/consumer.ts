@@ -6,7 +6,7 @@ import type { TranscriptionDB } from "../db/schema.js";
 /**
  * What the transcription service does with other services' events (exactly once per
  * event, see consume()):
- * - UserDeleted: every transcription, job, result and stored chunk of the user is
+ * - UserDeleted: every transcription, job, result, stored chunk and the vocabulary of the user is
  *   purged. A worker running one of their jobs finds its lease gone at its next
  *   heartbeat, kills its engine and drops the work.
  * - FileUploaded: jobs waiting for that file are woken instead of waiting for their
@@ -18,6 +18,7 @@ export function transcriptionConsumer(db: Kysely<TranscriptionDB>, logger: Logge
       const purged = await trx.deleteFrom("transcriptions").where("user_id", "=", event.userId).executeTakeFirst();
       // Jobs cascade with their transcription; this also catches any orphan.
       await trx.deleteFrom("transcription_jobs").where("user_id", "=", event.userId).execute();
+      await trx.deleteFrom("transcription_vocabularies").where("user_id", "=", event.userId).execute();
       logger.info({ userId: event.userId, transcriptions: Number(purged.numDeletedRows) }, "user purged");
       return;
     }
