@@ -118,3 +118,28 @@ export function soundsLikeEdits(segments: readonly EditableSegment[], terms: rea
   });
   return changed ? edits : undefined;
 }
+
+/**
+ * A Whisper prompt for a provider that takes only text (Groq): the user's prompt, then the
+ * terms in order while the whole stays within `maxChars` (Whisper reads at most 224 tokens
+ * of prompt; about four characters a token, with room to spare).
+ */
+export function promptWithTerms(prompt: string | undefined, terms: readonly string[], maxChars = GROQ_PROMPT_CHARS): string | undefined {
+  const head = prompt?.trim() ?? "";
+  const chosen: string[] = [];
+  let length = head.length + 2;
+  for (const term of terms) {
+    if (length + term.length + 2 > maxChars) continue;
+    chosen.push(term);
+    length += term.length + 2;
+  }
+  const text = [head, chosen.length ? `${chosen.join(", ")}.` : ""].filter(Boolean).join(" ");
+  return text || undefined;
+}
+
+export const GROQ_PROMPT_CHARS = 640;
+
+/** ElevenLabs Scribe's key terms: at most 100, each under 50 characters and 5 words (its API's limits). */
+export function scribeKeyterms(terms: readonly string[]): string[] {
+  return terms.filter((t) => t.length < 50 && tokenize(t).length <= 5).slice(0, 100);
+}
