@@ -25,7 +25,7 @@ const etagOf = (revision: number) => `"rev-${revision}"`;
 const revisionSchema = z
   .object({
     number: z.number().int().positive().describe("1 is the engine's result; every save and restore adds one"),
-    kind: z.enum(["original", "edit", "restore"]),
+    kind: z.enum(["original", "edit", "restore", "vocabulary"]).describe('"vocabulary": the user\'s "sounds like" replacements, made when the transcript was finished'),
     author_id: z.string().nullable().describe("Who saved it; null for the engine's result"),
     created_at: z.iso.datetime(),
     base_revision: z.number().int().optional(),
