@@ -92,7 +92,7 @@ const searchSchema = z
 function toRevisionBody(r: Revision): z.infer<typeof revisionSchema> {
   return {
     number: r.number,
-    kind: r.kind as "original" | "edit" | "restore",
+    kind: r.kind as "original" | "edit" | "restore" | "vocabulary",
     author_id: r.authorId || null,
     created_at: (r.createdAt ? timestampDate(r.createdAt) : new Date(0)).toISOString(),
     ...(r.baseRevision !== undefined ? { base_revision: r.baseRevision } : {}),
