@@ -50,6 +50,8 @@ describe("vocabulary rules", () => {
     expect(outcome.segments[1]).toEqual(segments[1]);
     expect(outcome.changes.edited_segments).toEqual([0]);
     expect(soundsLikeEdits(segments, [{ term: "EyeLink" }])).toBeUndefined();
+    const hyphen = [{ ...segments[0]!, text: " the other eye-link." }];
+    expect(soundsLikeEdits(hyphen, [{ term: "EyeLink", soundsLike: ["eye link"] }])![0]!.text).toBe("the other EyeLink.");
     expect(soundsLikeEdits(segments, [{ term: "Nothing", soundsLike: ["nothing"] }])).toBeUndefined();
   });
 });

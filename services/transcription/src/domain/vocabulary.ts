@@ -97,7 +97,10 @@ export function soundsLikeEdits(segments: readonly EditableSegment[], terms: rea
     const out: string[] = [];
     let mine = false;
     for (let i = 0; i < words.length; ) {
-      const match = patterns.find((p) => p.from.every((w, j) => i + j < words.length && normal(words[i + j]!) === w));
+      // A run of words, or one word that joins them ("eye-link" for "eye link").
+      const run = patterns.find((p) => p.from.every((w, j) => i + j < words.length && normal(words[i + j]!) === w));
+      const joined = run ? undefined : patterns.find((p) => p.from.length > 1 && normal(words[i]!) === p.from.join(""));
+      const match = run ?? (joined ? { from: [joined.from.join("")], to: joined.to } : undefined);
       if (!match) {
         out.push(words[i]!);
         i += 1;

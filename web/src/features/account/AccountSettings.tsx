@@ -12,6 +12,7 @@ import { PlanSection } from "../billing/PlanSection";
 import { ApiKeysSection, WebhooksSection } from "./DeveloperSections";
 import { Section } from "./Section";
 import { SpeechModelsSection } from "./SpeechModelsSection";
+import { VocabularySection } from "./VocabularySection";
 import {
   Badge,
   Button,
@@ -69,6 +70,7 @@ export function AccountSettings({ user }: { user: SessionUser }) {
       <PasswordSection />
       <LinkedAccountsSection />
       <SessionsSection />
+      <VocabularySection />
       <ApiKeysSection />
       <WebhooksSection />
       <SpeechModelsSection />

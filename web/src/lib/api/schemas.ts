@@ -365,3 +365,12 @@ export const webhookDeliverySchema = z.object({
 });
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
 export const webhookDeliveryListSchema = z.object({ deliveries: z.array(webhookDeliverySchema) });
+
+/** One term of the user's vocabulary (GET/PUT /api/v1/vocabulary). */
+export const vocabularyTermSchema = z.object({
+  term: z.string(),
+  soundsLike: z.array(z.string()).optional(),
+  language: z.string().optional(),
+});
+export type VocabularyTerm = z.infer<typeof vocabularyTermSchema>;
+export const vocabularySchema = z.object({ terms: z.array(vocabularyTermSchema) });
