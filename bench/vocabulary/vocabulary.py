@@ -114,8 +114,12 @@ def main() -> None:
                 "term_accuracy_without": sum(t in r["without"] for r, t in said) / max(1, len(said)),
                 "term_accuracy_with": sum(t in r["with"] for r, t in said) / max(1, len(said)),
                 "terms": len(said),
+                # Any vocabulary term a clip does not contain showing up in its transcript.
                 "forced_insertions": [
-                    {"clip": r["clip"], "term": t} for r in mine for t in ABSENT if t not in r["terms"] and t.lower() in r["with"].lower()
+                    {"clip": r["clip"], "term": t}
+                    for r in mine
+                    for t in (VOCABULARY if real else SYNTH_VOCABULARY)
+                    if t not in r["terms"] and t.lower() in r["with"].lower() and t.lower() not in r["without"].lower()
                 ],
             }
             plain = [r for r in mine if not r["terms"]]
