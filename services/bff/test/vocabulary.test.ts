@@ -198,8 +198,9 @@ describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary through the B
     expect(detail.result.text).toContain("EyeLink");
     expect(detail.result.text).not.toMatch(/\b(eye|I)[- ]link/i);
     const history = (await (await api(alice, "GET", `/api/v1/transcriptions/${id}/revisions`)).json()) as { revisions: Array<{ number: number; kind: string; author_id: string | null }>; current_revision: number };
-    expect(history.revisions.map((r) => r.kind)).toEqual(["original", "vocabulary"]);
-    expect(history.revisions[1]!.author_id).toBeNull();
+    // Newest first.
+    expect(history.revisions.map((r) => r.kind)).toEqual(["vocabulary", "original"]);
+    expect(history.revisions[0]!.author_id).toBeNull();
     const original = (await (await api(alice, "GET", `/api/v1/transcriptions/${id}/revisions/1`)).json()) as Detail;
     const before = original.result.segments.find((s) => /\b(eye|I)[- ]link/i.test(s.text))!;
     const after = detail.result.segments.find((s) => s.id === before.id)!;
