@@ -83,6 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", default="base,tiny.en")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "vocabulary.json"))
+    parser.add_argument("--report", action="store_true", help="also write the vocabulary block of docs/benchmarks.md")
     args = parser.parse_args()
     clips = sorted(f[:-4] for f in os.listdir(AMI) if f.endswith(".wav"))
     tmp = tempfile.mkdtemp(prefix="vocabulary-bench-")
@@ -138,6 +139,59 @@ def main() -> None:
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2, ensure_ascii=False)
+    if args.report:
+        write_block(report, os.path.join(ROOT, "docs", "benchmarks.md"))
+
+
+def pct(value: float) -> str:
+    return f"{value * 100:.1f}%"
+
+
+def write_block(report: dict, path: str) -> None:
+    """The vocabulary block of docs/benchmarks.md (kept as is by bench/report/generate.ts)."""
+    lines = [
+        "<!-- vocabulary:start -->",
+        "## Vocabulary (`bench/vocabulary/vocabulary.py`)",
+        "",
+        f"Recorded {report['started']} on this 2-core machine, load average {report['load']:.1f} (shared; only",
+        "accuracy is reported, no times). The product's engine (`whisper_engine.py`, greedy, int8, VAD) once without",
+        f"and once with the vocabulary {', '.join(VOCABULARY)} (real speech) or {', '.join(SYNTH_VOCABULARY)}",
+        "(synthesized). Term accuracy: share of the terms said in a clip that the transcript spells exactly (case",
+        "included). Real speech: the 11 AMI excerpts of `shared/data/diarization` (30 s each, meeting speech); the",
+        "terms said there were found by listening through both models' output: ami_dev00 "Real Reaction" (the",
+        "meeting's company), ami_trn03 "syncing", ami_trn09 "EyeLink" (the lab's eye tracker). There are no word",
+        "transcripts of these excerpts here, so on the clips without the terms the table gives the words the",
+        "vocabulary changed (WER of the with-vocabulary output against the without one): by the triangle inequality",
+        "that bounds how much the WER against any reference can grow. Synthesized speech (espeak-ng, 5 sentences, 2",
+        "without any term) has its exact text, so its WER is measured directly. Forced insertions: a vocabulary term",
+        "that a clip does not contain appearing in its transcript (and not already there without the vocabulary).",
+        "",
+        "| model | speech | terms said | term accuracy without | with | WER without | with | WER on clips without the terms: without | with | words changed on clips without the terms (mean / max) | forced insertions |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model, data in report["models"].items():
+        real = data["summary"]["real"]
+        synth = data["summary"]["synthesized"]
+        insertions = lambda s: ", ".join(f"{i['term']} in {i['clip']}" for i in s["forced_insertions"]) or "none"
+        lines.append(
+            f"| {model} | real (AMI, 11 clips) | {real['terms']} | {pct(real['term_accuracy_without'])} | {pct(real['term_accuracy_with'])} | n/a | n/a | n/a | n/a | "
+            f"{pct(real['mean_word_change_without_terms'])} / {pct(real['max_word_change_without_terms'])} ({real['clips_without_terms']} clips) | {insertions(real)} |"
+        )
+        lines.append(
+            f"| {model} | synthesized (5 sentences) | {synth['terms']} | {pct(synth['term_accuracy_without'])} | {pct(synth['term_accuracy_with'])} | "
+            f"{pct(synth['wer_all_without'])} | {pct(synth['wer_all_with'])} | {pct(synth['wer_without_terms_without'])} | {pct(synth['wer_without_terms_with'])} | n/a | {insertions(synth)} |"
+        )
+    lines += ["", "Transcripts of every clip, without and with: `bench/results/vocabulary.json`.", "<!-- vocabulary:end -->"]
+    block = "\n".join(lines)
+    with open(path) as f:
+        current = f.read()
+    if "<!-- vocabulary:start -->" in current:
+        current = re.sub(r"<!-- vocabulary:start -->[\s\S]*?<!-- vocabulary:end -->", lambda _: block, current)
+    else:
+        marker = "## First run"
+        current = current.replace(marker, block + "\n\n" + marker, 1) if marker in current else current + "\n" + block + "\n"
+    with open(path, "w") as f:
+        f.write(current)
 
 
 if __name__ == "__main__":
