@@ -191,9 +191,12 @@ describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary through the B
     const { id, detail } = await transcribe(fileId, {});
     expect(detail.result.text).toContain("EyeLink");
     expect(detail.result.text).not.toMatch(/\b(eye|I)[- ]link/i);
-    const history = (await (await api(alice, "GET", `/api/v1/transcriptions/${id}/revisions`)).json()) as { revisions: Array<{ number: number; kind: string; author_id: string | null }>; current_revision: number };
-    // Newest first.
-    expect(history.revisions.map((r) => r.kind)).toEqual(["vocabulary", "original"]);
+    const history = (await (await api(alice, "GET", `/api/v1/transcriptions/${id}/revisions`)).json()) as {
+      revisions: Array<{ number: number; kind: string; source?: string; author_id: string | null }>;
+      current_revision: number;
+    };
+    // Newest first; the replacements are an edit with source "vocabulary".
+    expect(history.revisions.map((r) => `${r.kind}${r.source ? `/${r.source}` : ""}`)).toEqual(["edit/vocabulary", "original"]);
     expect(history.revisions[0]!.author_id).toBeNull();
     const original = (await (await api(alice, "GET", `/api/v1/transcriptions/${id}/revisions/1`)).json()) as Detail;
     const before = original.result.segments.find((s) => /\b(eye|I)[- ]link/i.test(s.text))!;
