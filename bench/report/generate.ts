@@ -29,6 +29,8 @@ export const docPath = path.join(repoRoot, "docs", "benchmarks.md");
 const SOAK = /<!-- soak:start -->[\s\S]*?<!-- soak:end -->/;
 /** Written by `npm run bench:diarization` (bench/diarization/diarization.ts) and kept as is. */
 const DIARIZATION = /<!-- diarization:start -->[\s\S]*?<!-- diarization:end -->/;
+/** Written by bench/vocabulary/vocabulary.py (decision 0029) and kept as is. */
+const VOCABULARY = /<!-- vocabulary:start -->[\s\S]*?<!-- vocabulary:end -->/;
 
 /** A recorded result, or undefined when there is none in the current format (its section then says how to record it). */
 function load<T>(name: string): BenchResult<T> | undefined {
@@ -90,6 +92,8 @@ ${sections.map((s) => s.markdown).join("\n\n")}
 ${soakBlock(current)}
 
 ${current?.match(DIARIZATION)?.[0] ?? "<!-- diarization:start -->\n<!-- diarization:end -->"}
+
+${current?.match(VOCABULARY)?.[0] ?? "<!-- vocabulary:start -->\n<!-- vocabulary:end -->"}
 
 ## First run (README's two commands, fresh machine)
 

@@ -160,6 +160,14 @@ describe("embedded mode: npm start", () => {
     runBrowserScript(stack!, "web/e2e/voices.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
   }, 900_000);
 
+  it("edits the vocabulary in Account Settings and starts a transcription that uses it (vocabulary.mjs)", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    // vocabulary.mjs (decision 0029): a term over the limit refused with the server's reason,
+    // the list saved, kept after a reload and exported as text; speech saying "eye link"
+    // started with a term for this file and the user's vocabulary on comes out "EyeLink".
+    runBrowserScript(stack!, "web/e2e/vocabulary.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 600_000);
+  }, 660_000);
+
   it("edits a transcript in the browser: correct, split, save, reload, play, export, history, restore, two tabs (editor.mjs)", async (context) => {
     if (!browserAvailable()) return context.skip();
     // editor.mjs (issue 19): the corrected word keeps the misrecognised word's time, plays and

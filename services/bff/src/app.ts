@@ -34,6 +34,7 @@ import { blogRoutes } from "./routes/blog.js";
 import { BlogService } from "@transcribe/proto/blog/v1/blog";
 import { EXPORT_STORAGE_PREFIX, STORAGE_PREFIX, storageProxy } from "./routes/storage-proxy.js";
 import { transcriptionRoutes } from "./routes/transcriptions.js";
+import { vocabularyRoutes } from "./routes/vocabulary.js";
 import { transcriptEditingRoutes } from "./routes/transcript-editing.js";
 import { voiceRoutes } from "./routes/voices.js";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
@@ -110,6 +111,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     adminEmails: config.ADMIN_EMAILS,
   });
+  await app.register(vocabularyRoutes, { client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(transcriptEditingRoutes, { client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(voiceRoutes, { client: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(exportRoutes, { client: createServiceClient(ExportService, urls.export, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });

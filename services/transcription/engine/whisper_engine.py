@@ -13,7 +13,7 @@ Requests (each carries an "id" that the replies repeat):
   {"op": "download", "name": "base", "repo": "Systran/faster-whisper-base", "output_dir": "/path"}
   {"op": "transcribe", "model_dir": "/path", "audio": "/path/file", "start": 0.0, "end": 30.0,
    "language": "en" | null, "task": "transcribe" | "translate", "temperature": 0.0,
-   "prompt": null, "beam_size": 1, "vad": true, "batch_size": 0, "device": "cpu"}
+   "prompt": null, "vocabulary": ["term", ...], "beam_size": 1, "vad": true, "batch_size": 0, "device": "cpu"}
   (batch_size > 0: faster-whisper's BatchedInferencePipeline, VAD-cut segments decoded
   that many at a time; 0: one 30-second window after another.)
 Replies:
@@ -139,23 +139,69 @@ def cpu_seconds() -> float:
 def sequential_transcribe(model, samples, request: dict, language, task: str, temperatures):
     return model.transcribe(
         samples,
-        **decode_options(request, language, task, temperatures),
+        **decode_options(request, language, task, temperatures, model.hf_tokenizer),
         vad_filter=bool(request.get("vad", True)),
         # Skips silent stretches where Whisper tends to invent text (sequential decoding only).
         hallucination_silence_threshold=2.0,
     )
 
 
-def decode_options(request: dict, language, task: str, temperatures) -> dict:
+# Whisper's decoder context is 448 tokens and at most half of it may be prompt (faster-whisper
+# keeps max_length // 2 - 1 of each part). Hotwords and the initial prompt share it here, a
+# few tokens short, since the text we hand over is encoded again.
+PROMPT_BUDGET = 220
+# With terms to fit, the user's own prompt keeps at least this much of the budget.
+PROMPT_RESERVE = 100
+GLOSSARY_LABEL = "Glossary: "
+
+
+def vocabulary_prompt(encode, decode, prompt, terms: list) -> tuple:
+    """(initial_prompt, hotwords) for a window (decision 0029). The terms, most relevant
+    first, go into both: hotwords are offered to every 30-second stretch, the initial prompt
+    only to the first stretch of a window (it is not carried on without conditioning on
+    previous text), and it also holds the user's prompt. Terms are taken in order while they
+    fit, each counted twice; the prompt keeps its end (nearest the speech) in what is left."""
+    prompt = (prompt or "").strip()
+    prompt_tokens = encode(" " + prompt) if prompt else []
+    reserve = min(len(prompt_tokens), PROMPT_RESERVE)
+    chosen: list = []
+    used = 0
+    for term in terms:
+        cost = 2 * len(encode(" " + term + ","))
+        if used + cost <= PROMPT_BUDGET - reserve - len(encode(GLOSSARY_LABEL)):
+            chosen.append(term)
+            used += cost
+    if not chosen:
+        return prompt or None, None
+    glossary = ", ".join(chosen) + "."
+    # "Glossary:" tells the decoder the list is a list, not the start of the speech: without
+    # it base, given the terms twice, began "She opened the window" as "Siobhan, The Window"
+    # (docs/benchmarks.md, vocabulary).
+    labelled = GLOSSARY_LABEL + glossary
+    room = PROMPT_BUDGET - len(encode(" " + glossary)) - len(encode(" " + labelled))
+    if len(prompt_tokens) > room:
+        prompt = decode(prompt_tokens[-room:]).strip() if room > 0 else ""
+    return (prompt + " " + labelled).strip(), glossary
+
+
+def decode_options(request: dict, language, task: str, temperatures, tokenizer=None) -> dict:
     """What sequential and batched decoding share. Hallucination and loop guards at the
     source: no conditioning on the previous window's text (the usual cause of runaway
     repetition), Whisper's compression and log-probability fallbacks."""
+    terms = [t for t in (request.get("vocabulary") or []) if isinstance(t, str) and t.strip()]
+    if terms and tokenizer is not None:
+        initial_prompt, hotwords = vocabulary_prompt(
+            lambda text: tokenizer.encode(text, add_special_tokens=False).ids, tokenizer.decode, request.get("prompt"), terms
+        )
+    else:
+        initial_prompt, hotwords = request.get("prompt") or None, None
     return dict(
         language=language,
         task=task,
         beam_size=int(request.get("beam_size") or 1),
         temperature=temperatures,
-        initial_prompt=request.get("prompt") or None,
+        initial_prompt=initial_prompt,
+        hotwords=hotwords,
         word_timestamps=True,
         vad_parameters={"min_silence_duration_ms": 500},
         condition_on_previous_text=False,
@@ -182,7 +228,7 @@ def batched_transcribe(model, samples, request: dict, language, task: str, tempe
         pipeline = _batched[id(model)] = BatchedInferencePipeline(model)
     return pipeline.transcribe(
         samples,
-        **decode_options(request, language, task, temperatures),
+        **decode_options(request, language, task, temperatures, model.hf_tokenizer),
         # Without VAD the pipeline has nothing to cut by: it always uses it.
         vad_filter=True,
         batch_size=batch_size,

@@ -82,49 +82,61 @@ export interface SavedEdit extends RevisionView {
  * MAX_DELTA_CHAIN saves), search rows of the touched segments rewritten and
  * TranscriptEdited put in the outbox. A save that changes nothing makes no revision.
  */
-export async function saveEdit(db: Db, input: { userId: string; id: string; baseRevision: number; edits: SegmentEdit[] }): Promise<SavedEdit> {
-  const saved = await db.transaction().execute(async (trx) => {
-    const row = await lockEditable(trx, input.userId, input.id);
-    if (input.baseRevision !== row.revision) throw conflict(row.revision);
-    const current = await findRevision(trx, row.id, row.revision);
-    if (!current) throw conflict(row.revision);
-    const base = await segmentsOf(trx, current);
-    const outcome = applyEdit(base, input.edits, current.next_segment_id);
-    if (isNoop(outcome.changes)) return { ...(await viewWith(trx, current, base)), transcription: row, changed: [] };
-    const delta = deltaOf(base, outcome.segments);
-    const chain = current.chain + 1;
-    const number = await nextNumber(trx, row.id);
-    const revision = await insertRevision(trx, {
-      transcriptionId: row.id,
-      number,
-      resultId: current.result_id,
-      kind: "edit",
-      authorId: input.userId,
-      baseNumber: row.revision,
-      restoredFrom: null,
-      changes: outcome.changes,
-      segments: outcome.segments,
-      delta: chain <= MAX_DELTA_CHAIN ? { changes: delta, chain } : undefined,
-      nextSegmentId: outcome.nextSegmentId,
-    });
-    const result = await trx.selectFrom("transcription_results").selectAll().where("id", "=", current.result_id).executeTakeFirstOrThrow();
-    await indexSegments(trx, { transcriptionId: row.id, userId: row.user_id, language: result.language }, outcome.segments, {
-      changed: [...outcome.changes.edited_segments, ...outcome.changes.added_segments],
-      removed: outcome.changes.removed_segments,
-    });
-    await announce(trx, row, number);
-    return {
-      result,
-      revision,
-      segments: outcome.segments,
-      text: outcome.segments.map((s) => s.text.trim()).join(" "),
-      transcription: { ...row, revision: number },
-      changed: delta.segments,
-    };
-  });
+export async function saveEdit(db: Db, input: EditInput): Promise<SavedEdit> {
+  const saved = await db.transaction().execute((trx) => saveEditIn(trx, input));
   // Committed: the next save starts from these segments without reading them back.
   rememberSegments(saved.transcription.id, saved.revision.number, saved.segments);
   return saved;
+}
+
+export interface EditInput {
+  userId: string;
+  id: string;
+  baseRevision: number;
+  edits: SegmentEdit[];
+  /** "vocabulary": the user's "sounds like" replacements made by the worker (no author). */
+  kind?: "edit" | "vocabulary";
+}
+
+/** saveEdit inside the caller's transaction (the worker's completion applies the vocabulary there). */
+export async function saveEditIn(trx: Trx, input: EditInput): Promise<SavedEdit> {
+  const row = await lockEditable(trx, input.userId, input.id);
+  if (input.baseRevision !== row.revision) throw conflict(row.revision);
+  const current = await findRevision(trx, row.id, row.revision);
+  if (!current) throw conflict(row.revision);
+  const base = await segmentsOf(trx, current);
+  const outcome = applyEdit(base, input.edits, current.next_segment_id);
+  if (isNoop(outcome.changes)) return { ...(await viewWith(trx, current, base)), transcription: row, changed: [] };
+  const delta = deltaOf(base, outcome.segments);
+  const chain = current.chain + 1;
+  const number = await nextNumber(trx, row.id);
+  const revision = await insertRevision(trx, {
+    transcriptionId: row.id,
+    number,
+    resultId: current.result_id,
+    kind: input.kind ?? "edit",
+    authorId: input.kind === "vocabulary" ? null : input.userId,
+    baseNumber: row.revision,
+    restoredFrom: null,
+    changes: outcome.changes,
+    segments: outcome.segments,
+    delta: chain <= MAX_DELTA_CHAIN ? { changes: delta, chain } : undefined,
+    nextSegmentId: outcome.nextSegmentId,
+  });
+  const result = await trx.selectFrom("transcription_results").selectAll().where("id", "=", current.result_id).executeTakeFirstOrThrow();
+  await indexSegments(trx, { transcriptionId: row.id, userId: row.user_id, language: result.language }, outcome.segments, {
+    changed: [...outcome.changes.edited_segments, ...outcome.changes.added_segments],
+    removed: outcome.changes.removed_segments,
+  });
+  await announce(trx, row, number);
+  return {
+    result,
+    revision,
+    segments: outcome.segments,
+    text: outcome.segments.map((s) => s.text.trim()).join(" "),
+    transcription: { ...row, revision: number },
+    changed: delta.segments,
+  };
 }
 
 async function viewWith(db: Db | Trx, revision: RevisionRow, segments: EditableSegment[]): Promise<RevisionView> {

@@ -60,9 +60,11 @@ describe.skipIf(engineUnavailable)("Groq adapter against a server with Groq's AP
 
   it("sends verbose_json with word and segment granularities and returns timed words", { timeout: 180_000 }, async () => {
     const groq = new GroqTranscriber({ apiKey: "gsk_test_key", baseURL: server.url });
-    const result = await groq.transcribe(request(english));
+    const result = await groq.transcribe({ ...request(english), prompt: "A committee meeting.", vocabulary: ["EyeLink", "Real Reaction"] });
     const sent = server.requests.at(-1)!;
     expect(sent.path).toBe("/openai/v1/audio/transcriptions");
+    // The vocabulary follows the user's prompt (decision 0029).
+    expect(sent.fields.prompt).toBe("A committee meeting. EyeLink, Real Reaction.");
     expect(sent.fields).toMatchObject({ model: "whisper-large-v3", response_format: "verbose_json", language: "en", "timestamp_granularities[]": ["word", "segment"] });
     expect(sent.file).toMatchObject({ type: "audio/flac", magic: "fLaC" });
     const wer = wordErrorRate(ENGLISH.join(" "), result.text);
@@ -115,9 +117,11 @@ describe.skipIf(engineUnavailable)("ElevenLabs adapter against a server with Scr
 
   it("runs scribe_v2 with word timestamps and makes segments from the words", { timeout: 180_000 }, async () => {
     const scribe = new ElevenLabsTranscriber({ apiKey: "xi_test_key", baseURL: server.url });
-    const result = await scribe.transcribe(request(english, { engineModel: "scribe_v2" }));
+    const result = await scribe.transcribe({ ...request(english, { engineModel: "scribe_v2" }), vocabulary: ["EyeLink", "Real Reaction", "one two three four five six"] });
     const sent = server.requests.at(-1)!;
     expect(sent.headers["xi-api-key"]).toBe("xi_test_key");
+    // Scribe's key terms, within its limits (at most 5 words a term).
+    expect(sent.fields.keyterms).toEqual(["EyeLink", "Real Reaction"]);
     expect(sent.fields).toMatchObject({ model_id: "scribe_v2", timestamps_granularity: "word", language_code: "eng", tag_audio_events: "false" });
     expect(wordErrorRate(ENGLISH[0]!, result.text)).toBeLessThanOrEqual(0.2);
     expect(result.language).toBe("en");

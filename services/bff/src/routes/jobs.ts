@@ -23,6 +23,8 @@ export const jobFormSchema = z
     prompt: z.string().max(2000).optional(),
     temperature: z.coerce.number().min(0).max(1).default(0),
     "timestamp_granularities[]": z.array(z.enum(["word", "segment"])).optional(),
+    "vocabulary[]": z.array(z.string()).optional().describe("Extra terms for this file only (repeat the field): at most 100, 100 characters each"),
+    use_vocabulary: z.enum(["true", "false"]).optional().describe("Use the user's vocabulary; default true"),
   })
   .meta({ id: "JobForm" });
 
@@ -36,11 +38,13 @@ function fieldsOf(fields: Map<string, string[]>) {
   const single = (name: string) => fields.get(name)?.at(-1);
   const granularities = [...(fields.get("timestamp_granularities[]") ?? []), ...(fields.get("timestamp_granularities") ?? [])];
   const input: Record<string, unknown> = {};
-  for (const name of ["url", "model", "language", "translate_to_en", "prompt", "temperature"]) {
+  const vocabulary = [...(fields.get("vocabulary[]") ?? []), ...(fields.get("vocabulary") ?? [])];
+  for (const name of ["url", "model", "language", "translate_to_en", "prompt", "temperature", "use_vocabulary"]) {
     const value = single(name);
     if (value !== undefined && value !== "") input[name] = value;
   }
   if (granularities.length > 0) input["timestamp_granularities[]"] = granularities;
+  if (vocabulary.length > 0) input["vocabulary[]"] = vocabulary;
   const parsed = jobFormSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -103,6 +107,8 @@ export const jobRoutes: FastifyPluginAsyncZod<{ pipeline: DeveloperPipeline; med
           timestampGranularities: words ? [TimestampGranularity.SEGMENT, TimestampGranularity.WORD] : [TimestampGranularity.SEGMENT],
           temperature: fields.temperature,
           ...(fields.prompt ? { prompt: fields.prompt } : {}),
+          vocabulary: fields["vocabulary[]"] ?? [],
+          ...(fields.use_vocabulary ? { useVocabulary: fields.use_vocabulary === "true" } : {}),
         });
         return reply.code(202).send({ transcription_id: id });
       } finally {

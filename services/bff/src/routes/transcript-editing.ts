@@ -26,6 +26,10 @@ const revisionSchema = z
   .object({
     number: z.number().int().positive().describe("1 is the engine's result; every save and restore adds one"),
     kind: z.enum(["original", "edit", "restore"]),
+    source: z
+      .enum(["vocabulary"])
+      .optional()
+      .describe('"vocabulary": an edit (no author) that replaced the user\'s "sounds like" spellings when the transcript was finished'),
     author_id: z.string().nullable().describe("Who saved it; null for the engine's result"),
     created_at: z.iso.datetime(),
     base_revision: z.number().int().optional(),
@@ -92,7 +96,8 @@ const searchSchema = z
 function toRevisionBody(r: Revision): z.infer<typeof revisionSchema> {
   return {
     number: r.number,
-    kind: r.kind as "original" | "edit" | "restore",
+    // The released contract's kinds stay three: the vocabulary's replacements are an edit, marked by source.
+    ...(r.kind === "vocabulary" ? { kind: "edit" as const, source: "vocabulary" as const } : { kind: r.kind as "original" | "edit" | "restore" }),
     author_id: r.authorId || null,
     created_at: (r.createdAt ? timestampDate(r.createdAt) : new Date(0)).toISOString(),
     ...(r.baseRevision !== undefined ? { base_revision: r.baseRevision } : {}),

@@ -102,6 +102,8 @@ export const settingsSchema = z
     diarize: z.boolean().optional().describe("Identify speakers (who said what); default false"),
     min_speakers: speakerCount.optional().describe("1 to 20, with diarize; unset: estimated"),
     max_speakers: speakerCount.optional().describe("1 to 20, at least min_speakers, with diarize; unset: estimated"),
+    vocabulary: z.array(z.string()).optional().describe("Extra terms for this file only: at most 100, 100 characters each"),
+    use_vocabulary: z.boolean().optional().describe("Use the user's vocabulary (GET /api/v1/vocabulary); default true"),
   })
   .meta({ id: "TranscriptionSettings", description: "How to transcribe (spec §3 settings)" });
 
@@ -362,6 +364,8 @@ function toSettings(s: z.infer<typeof settingsSchema>) {
     ...(s.diarize !== undefined ? { diarize: s.diarize } : {}),
     ...(s.min_speakers !== undefined ? { minSpeakers: s.min_speakers } : {}),
     ...(s.max_speakers !== undefined ? { maxSpeakers: s.max_speakers } : {}),
+    vocabulary: s.vocabulary ?? [],
+    ...(s.use_vocabulary !== undefined ? { useVocabulary: s.use_vocabulary } : {}),
   };
 }
 

@@ -77,6 +77,8 @@ export const apiCases: Record<string, ApiCase> = {
     },
   },
   "GET /api/v1/models": own("GET", "/api/v1/models"),
+  "GET /api/v1/vocabulary": own("GET", "/api/v1/vocabulary"),
+  "PUT /api/v1/vocabulary": own("PUT", "/api/v1/vocabulary", () => ({ terms: [{ term: "a's term" }] })),
   // Administrators only (ADMIN_EMAILS, empty in the matrix): A is refused and no model changes.
   "POST /api/v1/models/:id/download": {
     access: "session",

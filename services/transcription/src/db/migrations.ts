@@ -314,5 +314,20 @@ export const migrations: Migrations = {
       await sql`create index transcription_speaker_voices_user on transcription_speaker_voices (user_id)`.execute(db);
     },
   },
+  // The user's vocabulary (decision 0029): one row per user, the whole list replaced on
+  // each save; and revisions of kind 'vocabulary' (its "sounds like" replacements).
+  "0010_vocabulary": {
+    async up(db: Kysely<any>) {
+      await sql`
+        create table transcription_vocabularies (
+          user_id text primary key,
+          terms jsonb not null default '[]',
+          updated_at timestamptz not null default now()
+        )`.execute(db);
+      await sql`alter table transcription_revisions drop constraint transcription_revisions_kind_check`.execute(db);
+      await sql`alter table transcription_revisions add constraint transcription_revisions_kind_check
+        check (kind in ('original','edit','restore','vocabulary'))`.execute(db);
+    },
+  },
 };
 

@@ -5,6 +5,7 @@ import type { JobSettings } from "../domain/settings.js";
 import type { Speaker, SpeakerTurn } from "../domain/speakers.js";
 import type { ChangeSummary, EditableSegment } from "../domain/edit-timing.js";
 import type { DroppedSegment, Word } from "../domain/transcriber.js";
+import type { VocabularyTerm } from "../domain/vocabulary.js";
 
 export type JobStatus = Exclude<Status, "deleted"> | "cancelled";
 
@@ -105,7 +106,7 @@ export interface RevisionDelta {
   segments: EditableSegment[];
 }
 
-export type RevisionKind = "original" | "edit" | "restore";
+export type RevisionKind = "original" | "edit" | "restore" | "vocabulary";
 
 export interface RevisionsTable {
   transcription_id: string;
@@ -163,6 +164,12 @@ export interface SpeakerVoicesTable {
   embedding: number[];
 }
 
+export interface VocabulariesTable {
+  user_id: string;
+  terms: VocabularyTerm[];
+  updated_at: Generated<Date>;
+}
+
 export interface TranscriptionDB {
   voice_settings: VoiceSettingsTable;
   voices: VoicesTable;
@@ -175,6 +182,7 @@ export interface TranscriptionDB {
   transcription_segments: SegmentsTable;
   transcription_revisions: RevisionsTable;
   transcription_search_segments: SearchSegmentsTable;
+  transcription_vocabularies: VocabulariesTable;
 }
 
 export type RevisionRow = Selectable<RevisionsTable>;

@@ -1,6 +1,7 @@
 import { AppError } from "@transcribe/platform";
 import { AUTO_LANGUAGE, isLanguageCode } from "./languages.js";
 import { validateSpeakerCounts } from "./speakers.js";
+import { validateJobTerms } from "./vocabulary.js";
 import { defaultModel, findModel, type ModelDefinition, type ProviderName } from "./models.js";
 
 export type ResponseFormat = "json" | "verbose_json" | "text";
@@ -21,6 +22,10 @@ export interface JobSettings {
   diarize?: boolean;
   minSpeakers?: number;
   maxSpeakers?: number;
+  /** Extra terms for this file only (decision 0029). */
+  vocabulary?: string[];
+  /** false: the user's vocabulary is not used; absent means it is (when it has terms). */
+  useVocabulary?: boolean;
 }
 
 export interface SettingsInput {
@@ -35,6 +40,8 @@ export interface SettingsInput {
   diarize?: boolean | undefined;
   minSpeakers?: number | undefined;
   maxSpeakers?: number | undefined;
+  vocabulary?: readonly string[] | undefined;
+  useVocabulary?: boolean | undefined;
 }
 
 export const MAX_PROMPT_LENGTH = 1000;
@@ -74,6 +81,7 @@ export function validateSettings(input: SettingsInput): { settings: JobSettings;
   const counts = diarize ? validateSpeakerCounts(input.minSpeakers, input.maxSpeakers) : {};
   const prompt = input.prompt?.trim() || undefined;
   if (prompt && prompt.length > MAX_PROMPT_LENGTH) throw invalid(`Prompt is too long (max ${MAX_PROMPT_LENGTH})`, "prompt");
+  const vocabulary = validateJobTerms(input.vocabulary ?? []);
   return {
     model,
     settings: {
@@ -86,6 +94,8 @@ export function validateSettings(input: SettingsInput): { settings: JobSettings;
       ...(prompt ? { prompt } : {}),
       translateToEn,
       ...(diarize ? { diarize, ...counts } : {}),
+      ...(vocabulary.length ? { vocabulary } : {}),
+      ...(input.useVocabulary === false ? { useVocabulary: false } : {}),
     },
   };
 }

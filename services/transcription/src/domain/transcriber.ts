@@ -40,6 +40,8 @@ export interface TranscribeRequest {
   task: "transcribe" | "translate";
   temperature: number;
   prompt?: string | undefined;
+  /** Terms to spell as given (decision 0029), most relevant first; each engine's own way to hint them. */
+  vocabulary?: readonly string[] | undefined;
   /** Set when speakers are asked for; providers that diarize themselves (ElevenLabs) use it. */
   diarize?: { minSpeakers?: number | undefined; maxSpeakers?: number | undefined } | undefined;
   /** Aborted when the job is cancelled, its lease is lost or its time is up. */

@@ -7,7 +7,7 @@ import { forgetUser } from "../voices.js";
 /**
  * What the transcription service does with other services' events (exactly once per
  * event, see consume()):
- * - UserDeleted: every transcription, job, result and stored chunk of the user is
+ * - UserDeleted: every transcription, job, result, stored chunk and the vocabulary of the user is
  *   purged. A worker running one of their jobs finds its lease gone at its next
  *   heartbeat, kills its engine and drops the work. Their voice library (voices, the
  *   speakers' kept embeddings, the setting) goes too.
@@ -23,6 +23,7 @@ export function transcriptionConsumer(db: Kysely<TranscriptionDB>, logger: Logge
       // The voice library goes with the account (decision 0031).
       await forgetUser(trx, event.userId);
       await trx.deleteFrom("voice_settings").where("user_id", "=", event.userId).execute();
+      await trx.deleteFrom("transcription_vocabularies").where("user_id", "=", event.userId).execute();
       logger.info({ userId: event.userId, transcriptions: Number(purged.numDeletedRows) }, "user purged");
       return;
     }

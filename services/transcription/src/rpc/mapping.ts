@@ -19,6 +19,7 @@ import {
   RevisionSchema,
   RevisionChangesSchema,
   type Revision,
+  type VocabularyTerm as ProtoVocabularyTerm,
   type TranscriptionResult,
   type Settings,
   type Transcription,
@@ -31,6 +32,7 @@ import type { RevisionView } from "../editing.js";
 import type { ProviderName } from "../domain/models.js";
 import type { Granularity, ResponseFormat as Format, SettingsInput } from "../domain/settings.js";
 import type { Status } from "../domain/status.js";
+import type { VocabularyTerm } from "../domain/vocabulary.js";
 
 /** The database's status names are the proto enum's (domain/status.ts lists the same ones). */
 const statusNames = enumNames<TranscriptionStatus>(TranscriptionStatusSchema);
@@ -85,7 +87,17 @@ export function settingsFromProto(settings: Settings | undefined): SettingsInput
     diarize: settings.diarize,
     minSpeakers: settings.minSpeakers,
     maxSpeakers: settings.maxSpeakers,
+    vocabulary: settings.vocabulary,
+    useVocabulary: settings.useVocabulary,
   };
+}
+
+export function vocabularyFromProto(terms: readonly ProtoVocabularyTerm[]) {
+  return terms.map((t) => ({ term: t.term, soundsLike: t.soundsLike, language: t.language }));
+}
+
+export function vocabularyToProto(terms: readonly VocabularyTerm[]) {
+  return terms.map((t) => ({ term: t.term, soundsLike: t.soundsLike ?? [], ...(t.language ? { language: t.language } : {}) }));
 }
 
 export function toListItem(row: TranscriptionRow): TranscriptionListItem {

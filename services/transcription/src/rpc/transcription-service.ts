@@ -39,7 +39,9 @@ import { latestEngineState } from "../worker/engine-state.js";
 import { listRevisions } from "../db/revisions.js";
 import { readRevision, restoreRevision, saveEdit, transcriptionNotFound } from "../editing.js";
 import { searchTranscripts } from "../search.js";
-import { fromProtoStatus, providerToProto, settingsFromProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, toSpeaker, wantsWords } from "./mapping.js";
+import { readVocabulary, writeVocabulary } from "../db/vocabulary.js";
+import { validateVocabulary } from "../domain/vocabulary.js";
+import { fromProtoStatus, providerToProto, settingsFromProto, vocabularyFromProto, vocabularyToProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, toSpeaker, wantsWords } from "./mapping.js";
 import { createListCache, createResultCache } from "./result-cache.js";
 import { voiceLibraryHandlers } from "./voice-library.js";
 import { saveSpeakerVoice } from "../voices.js";
@@ -497,6 +499,18 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const view = await restoreRevision(db, { userId, id, revision: request.revision, baseRevision: request.baseRevision });
       const row = (await findTranscription(db, userId, id))!;
       return { revision: toRevision(view.revision), result: toResult(view, wantsWords(row)) };
+    },
+
+    async getVocabulary(request) {
+      const userId = requireUser(request.userId);
+      return { terms: vocabularyToProto(await readVocabulary(db, userId)) };
+    },
+
+    async putVocabulary(request) {
+      const userId = requireUser(request.userId);
+      const terms = validateVocabulary(vocabularyFromProto(request.terms));
+      await writeVocabulary(db, userId, terms);
+      return { terms: vocabularyToProto(terms) };
     },
 
     async searchTranscripts(request) {

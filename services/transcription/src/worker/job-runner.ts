@@ -30,9 +30,13 @@ import {
   releaseJob,
   saveChunk,
   type Db,
+  type Trx,
   type LeasedJob,
 } from "../db/repository.js";
 import { startRevisions } from "../db/revisions.js";
+import { readVocabulary } from "../db/vocabulary.js";
+import { engineTerms, replacementsFor, soundsLikeEdits } from "../domain/vocabulary.js";
+import { saveEditIn } from "../editing.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { findModel } from "../domain/models.js";
 import { assignSpeakers, turnsFromWords, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
@@ -394,6 +398,7 @@ export class JobRunner {
       task: settings.translateToEn ? "translate" : "transcribe",
       temperature: settings.temperature,
       prompt: settings.prompt,
+      vocabulary: engineTerms(settings.vocabulary ?? [], settings.useVocabulary === false ? [] : await readVocabulary(db, job.user_id), settings.language),
       signal,
       ...(settings.diarize ? { diarize: { minSpeakers: settings.minSpeakers, maxSpeakers: settings.maxSpeakers } } : {}),
       completedChunks,
@@ -488,7 +493,8 @@ export class JobRunner {
       await keepSpeakerVoices(trx, job.user_id, resultId, named);
       const current = await advanceTranscription(trx, job.transcription_id, job.id, "completed", { result_id: resultId, error: null });
       if (current) {
-        await startRevisions(trx, { transcriptionId: job.transcription_id, userId: job.user_id, resultId, language: result.language, segments: result.segments });
+        const number = await startRevisions(trx, { transcriptionId: job.transcription_id, userId: job.user_id, resultId, language: result.language, segments: result.segments });
+        await this.applySoundsLike(trx, job, number, result, log);
       }
       await trx.deleteFrom("transcription_job_chunks").where("job_id", "=", job.id).execute();
       await enqueueEvents(trx, [
@@ -514,6 +520,21 @@ export class JobRunner {
     } else {
       log.warn("job no longer ours at completion; result discarded");
     }
+  }
+
+  /**
+   * The user's "sounds like" spellings replaced by their terms, as a revision of kind
+   * 'vocabulary' over the engine's (decision 0029): word timings kept, shown in the
+   * history, undone by restoring the original.
+   */
+  private async applySoundsLike(trx: Trx, job: LeasedJob, baseRevision: number, result: TranscriptResult, log: Logger): Promise<void> {
+    if (job.settings.useVocabulary === false) return;
+    const terms = replacementsFor(await readVocabulary(trx, job.user_id), result.language);
+    const segments = result.segments.map((s, id) => ({ id, start: s.start, end: s.end, text: s.text, words: s.words, ...(s.speaker ? { speaker: s.speaker } : {}) }));
+    const edits = soundsLikeEdits(segments, terms);
+    if (!edits) return;
+    const saved = await saveEditIn(trx, { userId: job.user_id, id: job.transcription_id, baseRevision, edits, kind: "vocabulary" });
+    log.info({ revision: saved.revision.number, segments: saved.changed.length }, "vocabulary replacements applied");
   }
 
   private async fail(job: LeasedJob, message: string): Promise<void> {

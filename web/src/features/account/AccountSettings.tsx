@@ -13,6 +13,7 @@ import { ApiKeysSection, WebhooksSection } from "./DeveloperSections";
 import { Section } from "./Section";
 import { SpeechModelsSection } from "./SpeechModelsSection";
 import { VoiceLibrarySection } from "./VoiceLibrarySection";
+import { VocabularySection } from "./VocabularySection";
 import {
   Badge,
   Button,
@@ -70,6 +71,7 @@ export function AccountSettings({ user }: { user: SessionUser }) {
       <PasswordSection />
       <LinkedAccountsSection />
       <SessionsSection />
+      <VocabularySection />
       <ApiKeysSection />
       <WebhooksSection />
       <SpeechModelsSection />

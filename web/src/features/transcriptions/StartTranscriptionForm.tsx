@@ -6,10 +6,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import { toast } from "sonner";
-import { Button, Combobox, FieldError, Label, Select, SelectContent, SelectItem, SelectTrigger, Spinner, type ComboboxOption } from "../../components/ui";
+import { Button, Combobox, FieldError, Input, Label, Select, SelectContent, SelectItem, SelectTrigger, Spinner, type ComboboxOption } from "../../components/ui";
 import { billingQueryKeys, TRIAL_LIMIT_ERROR_CODE } from "../../lib/api/billing";
 import { ApiError } from "../../lib/api/errors";
-import { listModels, queryKeys, startTranscription, type StartTranscription } from "../../lib/api/product";
+import { getVocabulary, listModels, queryKeys, startTranscription, type StartTranscription } from "../../lib/api/product";
 import { TrialLimitRefusal } from "../billing/TrialLimitRefusal";
 import { DiarizationFields, diarizationSettings, type DiarizationChoice } from "../speakers";
 import { startTranscriptionRequestSchema, VALIDATION_MESSAGES, type SpeechModel } from "../../lib/api/schemas";
@@ -88,10 +88,14 @@ export function StartTranscriptionForm({
     minSpeakers: initial?.minSpeakers !== undefined ? String(initial.minSpeakers) : "",
     maxSpeakers: initial?.maxSpeakers !== undefined ? String(initial.maxSpeakers) : "",
   });
+  const vocabulary = useQuery({ queryKey: queryKeys.vocabulary, queryFn: ({ signal }) => getVocabulary(signal) });
+  const userTerms = vocabulary.data?.terms.length ?? 0;
+  const [useVocabulary, setUseVocabulary] = useState(initial?.useVocabulary ?? true);
+  const [extraTerms, setExtraTerms] = useState((initial?.vocabulary ?? []).join(", "));
   const [errors, setErrors] = useState<{ language?: string; translate?: string; model?: string; speakers?: string }>({});
   // The free plan's refusal stays on the form (with the way to upgrade) rather than in a passing toast.
   const [refusal, setRefusal] = useState<string>();
-  const ids = { model: useId(), language: useId(), translate: useId(), languageError: useId(), translateHint: useId() };
+  const ids = { model: useId(), language: useId(), translate: useId(), languageError: useId(), translateHint: useId(), terms: useId(), termsHint: useId() };
 
   const catalog = models.data?.models ?? [];
   // A preselected model that cannot run (or be waited for) falls back to the first that can.
@@ -153,6 +157,7 @@ export function StartTranscriptionForm({
       language: parsed.data.settings.language,
       translateToEn: parsed.data.settings.translateToEn,
       ...speakers.settings,
+      ...vocabularySettings(extraTerms, userTerms > 0 ? useVocabulary : undefined),
     });
   };
 
@@ -259,6 +264,28 @@ export function StartTranscriptionForm({
         error={errors.speakers}
       />
 
+      <div className="field">
+        <Label htmlFor={ids.terms}>Terms for this file</Label>
+        <Input
+          id={ids.terms}
+          value={extraTerms}
+          placeholder="Names or words to spell as you write them, comma separated"
+          aria-describedby={ids.termsHint}
+          onChange={(event) => setExtraTerms(event.target.value)}
+        />
+        <p id={ids.termsHint} className="muted field-hint">
+          Only for this transcription; your own vocabulary is in Account Settings.
+        </p>
+      </div>
+      {userTerms > 0 ? (
+        <div className="field field-checkbox">
+          <label className="checkbox-label">
+            <input type="checkbox" checked={useVocabulary} onChange={(event) => setUseVocabulary(event.target.checked)} /> Use my vocabulary (
+            {userTerms} {userTerms === 1 ? "term" : "terms"})
+          </label>
+        </div>
+      ) : null}
+
       {refusal ? <TrialLimitRefusal message={refusal} /> : null}
 
       <div className="form-actions">
@@ -273,4 +300,13 @@ export function StartTranscriptionForm({
       </div>
     </form>
   );
+}
+
+/** The start form's vocabulary choice as settings: the extra terms, and the user's list only when it has terms. */
+export function vocabularySettings(extraTerms: string, useVocabulary: boolean | undefined): { vocabulary?: string[]; useVocabulary?: boolean } {
+  const vocabulary = extraTerms
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  return { ...(vocabulary.length ? { vocabulary } : {}), ...(useVocabulary === false ? { useVocabulary: false } : {}) };
 }

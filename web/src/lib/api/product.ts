@@ -16,6 +16,8 @@ import {
   transcriptionListResponseSchema,
   uploadedFileSchema,
   uploadResponseSchema,
+  vocabularySchema,
+  type VocabularyTerm,
   type ExportFormat,
   type UploadRequest,
 } from "./schemas";
@@ -28,6 +30,7 @@ export const queryKeys = {
   file: (id: string) => ["files", id] as const,
   models: ["models"] as const,
   me: ["me"] as const,
+  vocabulary: ["vocabulary"] as const,
 };
 
 export interface TranscriptionListParams {
@@ -68,7 +71,28 @@ export function getMe(signal?: AbortSignal) {
 
 export interface StartTranscription {
   fileId: string;
-  settings: { model: string; language: string; translateToEn: boolean; diarize?: boolean; minSpeakers?: number; maxSpeakers?: number };
+  settings: {
+    model: string;
+    language: string;
+    translateToEn: boolean;
+    diarize?: boolean;
+    minSpeakers?: number;
+    maxSpeakers?: number;
+    /** Extra terms for this file only (decision 0029). */
+    vocabulary?: string[];
+    /** false: leave the user's vocabulary out; default on. */
+    useVocabulary?: boolean;
+  };
+}
+
+/** GET /vocabulary: the signed-in user's terms. */
+export function getVocabulary(signal?: AbortSignal) {
+  return api.request({ path: "/vocabulary", schema: vocabularySchema, signal });
+}
+
+/** PUT /vocabulary: replaces the whole list; a broken limit is a 400 with the reason. */
+export function saveVocabulary(terms: VocabularyTerm[]) {
+  return api.request({ method: "PUT", path: "/vocabulary", body: { terms }, schema: vocabularySchema });
 }
 
 // The transcript page plays along word by word and the editor keeps word timings, so the

@@ -382,3 +382,12 @@ export type VoiceSettings = z.infer<typeof voiceSettingsSchema>;
 export const voiceSchema = z.object({ id: z.string().min(1), name: z.string(), samples: z.number().int(), createdAt: isoDate, updatedAt: isoDate });
 export type Voice = z.infer<typeof voiceSchema>;
 export const voiceListSchema = z.object({ voices: z.array(voiceSchema) });
+
+/** One term of the user's vocabulary (GET/PUT /api/v1/vocabulary). */
+export const vocabularyTermSchema = z.object({
+  term: z.string(),
+  soundsLike: z.array(z.string()).optional(),
+  language: z.string().optional(),
+});
+export type VocabularyTerm = z.infer<typeof vocabularyTermSchema>;
+export const vocabularySchema = z.object({ terms: z.array(vocabularyTermSchema) });

@@ -1,4 +1,5 @@
 import { normalizeLanguage, toIso639_3 } from "../../domain/languages.js";
+import { scribeKeyterms } from "../../domain/vocabulary.js";
 import { TranscriberError, type TranscribeRequest, type Transcriber, type TranscriptResult, type Word } from "../../domain/transcriber.js";
 import { segmentsFromWords, transcribeInWindows } from "./windows.js";
 
@@ -60,6 +61,8 @@ export class ElevenLabsTranscriber implements Transcriber {
         const code = language ? toIso639_3(language) : undefined;
         if (code) form.set("language_code", code);
         if (request.temperature > 0) form.set("temperature", String(request.temperature));
+        // The vocabulary as Scribe's key terms (decision 0029); it takes no free-text prompt.
+        for (const term of scribeKeyterms(request.vocabulary ?? [])) form.append("keyterms", term);
         let response: Response;
         try {
           response = await fetch(`${this.baseURL}/v1/speech-to-text`, {

@@ -1,4 +1,5 @@
 import Groq, { APIConnectionError, APIError, APIUserAbortError, toFile } from "groq-sdk";
+import { promptWithTerms } from "../../domain/vocabulary.js";
 import { normalizeLanguage } from "../../domain/languages.js";
 import { TranscriberError, type Segment, type TranscribeRequest, type Transcriber, type TranscriptResult, type Word } from "../../domain/transcriber.js";
 import { attachWords, transcribeInWindows } from "./windows.js";
@@ -51,12 +52,14 @@ export class GroqTranscriber implements Transcriber {
       },
       async (audio, language) => {
         const file = await toFile(audio.bytes, audio.fileName, { type: "audio/flac" });
+        const prompt = promptWithTerms(request.prompt, request.vocabulary ?? []);
         const common = {
           file,
           model: request.engineModel,
           response_format: "verbose_json" as const,
           temperature: request.temperature,
-          ...(request.prompt ? { prompt: request.prompt } : {}),
+          // The vocabulary goes after the user's prompt (decision 0029).
+          ...(prompt ? { prompt } : {}),
         };
         let answer: VerboseJson;
         try {

@@ -195,6 +195,8 @@ export class LocalTranscriber implements Transcriber {
             task: request.task,
             temperature: request.temperature,
             prompt: request.prompt ?? null,
+            // Every window gets the terms; the engine fits them into Whisper's prompt budget.
+            vocabulary: request.vocabulary ?? [],
             vad: true,
             seed: 0,
           },
