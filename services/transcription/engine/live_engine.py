@@ -7,6 +7,7 @@ session after another. JSON lines on stdin, JSON lines on stdout, logs on stderr
   {"op": "start", "model_dir": "/path", "language": "en" | null, "threads": 2,
    "compute_type": "int8", "device": "cpu", "beam_size": 1, "prompt": null}
   {"op": "audio", "pcm": "<base64 of 16 kHz mono signed 16-bit little-endian samples>"}
+  {"op": "flush"}          (settle everything heard so far now, then go on: "words" with "flushed")
   {"op": "stop"}           (decode what is left, settle everything, then "stopped")
   {"op": "ping"}
 
@@ -259,6 +260,7 @@ def main() -> None:
         except queue.Empty:
             pass
         stop = False
+        flush = False
         for line in messages:
             if line is None:
                 return
@@ -284,6 +286,8 @@ def main() -> None:
                     send({"event": "ready", "load_seconds": seconds, "multilingual": model.model.is_multilingual})
                 elif op == "stop":
                     stop = True
+                elif op == "flush":
+                    flush = True
                 elif op == "ping":
                     send({"event": "pong", "pid": os.getpid()})
                 else:
@@ -296,9 +300,9 @@ def main() -> None:
         if policy is None:
             continue
         try:
-            if stop or policy.due():
+            if stop or flush or policy.due():
                 started = time.monotonic()
-                settled = policy.step(final=stop)
+                settled = policy.step(final=stop or flush)
                 send(
                     {
                         "event": "words",
@@ -306,6 +310,7 @@ def main() -> None:
                         "partial": policy.partial,
                         "audio_seconds": round(policy.received, 3),
                         "decode_seconds": round(time.monotonic() - started, 3),
+                        "flushed": flush,
                     }
                 )
             if stop:

@@ -102,6 +102,8 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
                 stopReason = "max_seconds";
                 engine.stop();
               }
+            } else if (kind.case === "flush") {
+              if (!stopReason) engine.flush();
             } else if (kind.case === "stop") {
               if (!stopReason) {
                 stopReason = "stop";
@@ -123,11 +125,16 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
         for (;;) {
           const event = await events.next();
           if (event.event === "words") {
-            if (event.settled.length === 0 && event.partial.length === 0) continue;
+            if (event.settled.length === 0 && event.partial.length === 0 && !event.flushed) continue;
             yield create(LiveOutputSchema, {
               kind: {
                 case: "words",
-                value: { settled: event.settled.map(toWord), partial: event.partial.map(toWord), audioSeconds: event.audio_seconds },
+                value: {
+                  settled: event.settled.map(toWord),
+                  partial: event.partial.map(toWord),
+                  audioSeconds: event.audio_seconds,
+                  flushed: event.flushed === true,
+                },
               },
             });
           } else if (event.event === "stopped") {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transcribe/live/v1/live.proto.
  */
 export const file_transcribe_live_v1_live: GenFile = /*@__PURE__*/
-  fileDesc("Ch10cmFuc2NyaWJlL2xpdmUvdjEvbGl2ZS5wcm90bxISdHJhbnNjcmliZS5saXZlLnYxIoIBCglMaXZlSW5wdXQSLgoFc3RhcnQYASABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVN0YXJ0SAASDwoFYXVkaW8YAiABKAxIABIsCgRzdG9wGAMgASgLMhwudHJhbnNjcmliZS5saXZlLnYxLkxpdmVTdG9wSABCBgoEa2luZCI9CglMaXZlU3RhcnQSDwoHdXNlcl9pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRIQCghsYW5ndWFnZRgDIAEoCSIKCghMaXZlU3RvcCJJCghMaXZlV29yZBIMCgR0ZXh0GAEgASgJEg0KBXN0YXJ0GAIgASgBEgsKA2VuZBgDIAEoARITCgtwcm9iYWJpbGl0eRgEIAEoASKoAQoKTGl2ZU91dHB1dBIuCgVyZWFkeRgBIAEoCzIdLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlUmVhZHlIABIuCgV3b3JkcxgCIAEoCzIdLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlV29yZHNIABIyCgdzdG9wcGVkGAMgASgLMh8udHJhbnNjcmliZS5saXZlLnYxLkxpdmVTdG9wcGVkSABCBgoEa2luZCJDCglMaXZlUmVhZHkSEgoKc2Vzc2lvbl9pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRITCgttYXhfc2Vjb25kcxgDIAEoASKAAQoJTGl2ZVdvcmRzEi0KB3NldHRsZWQYASADKAsyHC50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVdvcmQSLQoHcGFydGlhbBgCIAMoCzIcLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlV29yZBIVCg1hdWRpb19zZWNvbmRzGAMgASgBIjQKC0xpdmVTdG9wcGVkEhUKDWF1ZGlvX3NlY29uZHMYASABKAESDgoGcmVhc29uGAIgASgJMm0KGExpdmVUcmFuc2NyaXB0aW9uU2VydmljZRJRCgpUcmFuc2NyaWJlEh0udHJhbnNjcmliZS5saXZlLnYxLkxpdmVJbnB1dBoeLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlT3V0cHV0IgAoATABYgZwcm90bzM");
+  fileDesc("Ch10cmFuc2NyaWJlL2xpdmUvdjEvbGl2ZS5wcm90bxISdHJhbnNjcmliZS5saXZlLnYxIrIBCglMaXZlSW5wdXQSLgoFc3RhcnQYASABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVN0YXJ0SAASDwoFYXVkaW8YAiABKAxIABIsCgRzdG9wGAMgASgLMhwudHJhbnNjcmliZS5saXZlLnYxLkxpdmVTdG9wSAASLgoFZmx1c2gYBCABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZUZsdXNoSABCBgoEa2luZCILCglMaXZlRmx1c2giPQoJTGl2ZVN0YXJ0Eg8KB3VzZXJfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSEAoIbGFuZ3VhZ2UYAyABKAkiCgoITGl2ZVN0b3AiSQoITGl2ZVdvcmQSDAoEdGV4dBgBIAEoCRINCgVzdGFydBgCIAEoARILCgNlbmQYAyABKAESEwoLcHJvYmFiaWxpdHkYBCABKAEiqAEKCkxpdmVPdXRwdXQSLgoFcmVhZHkYASABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVJlYWR5SAASLgoFd29yZHMYAiABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVdvcmRzSAASMgoHc3RvcHBlZBgDIAEoCzIfLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlU3RvcHBlZEgAQgYKBGtpbmQiQwoJTGl2ZVJlYWR5EhIKCnNlc3Npb25faWQYASABKAkSDQoFbW9kZWwYAiABKAkSEwoLbWF4X3NlY29uZHMYAyABKAEikQEKCUxpdmVXb3JkcxItCgdzZXR0bGVkGAEgAygLMhwudHJhbnNjcmliZS5saXZlLnYxLkxpdmVXb3JkEi0KB3BhcnRpYWwYAiADKAsyHC50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVdvcmQSFQoNYXVkaW9fc2Vjb25kcxgDIAEoARIPCgdmbHVzaGVkGAQgASgIIjQKC0xpdmVTdG9wcGVkEhUKDWF1ZGlvX3NlY29uZHMYASABKAESDgoGcmVhc29uGAIgASgJMm0KGExpdmVUcmFuc2NyaXB0aW9uU2VydmljZRJRCgpUcmFuc2NyaWJlEh0udHJhbnNjcmliZS5saXZlLnYxLkxpdmVJbnB1dBoeLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlT3V0cHV0IgAoATABYgZwcm90bzM");
 
 /**
  * @generated from message transcribe.live.v1.LiveInput
@@ -39,6 +39,14 @@ export type LiveInput = Message<"transcribe.live.v1.LiveInput"> & {
      */
     value: LiveStop;
     case: "stop";
+  } | {
+    /**
+     * Settle every word heard so far now (the end of a turn), and go on listening.
+     *
+     * @generated from field: transcribe.live.v1.LiveFlush flush = 4;
+     */
+    value: LiveFlush;
+    case: "flush";
   } | { case: undefined; value?: undefined };
 };
 
@@ -48,6 +56,19 @@ export type LiveInput = Message<"transcribe.live.v1.LiveInput"> & {
  */
 export const LiveInputSchema: GenMessage<LiveInput> = /*@__PURE__*/
   messageDesc(file_transcribe_live_v1_live, 0);
+
+/**
+ * @generated from message transcribe.live.v1.LiveFlush
+ */
+export type LiveFlush = Message<"transcribe.live.v1.LiveFlush"> & {
+};
+
+/**
+ * Describes the message transcribe.live.v1.LiveFlush.
+ * Use `create(LiveFlushSchema)` to create a new message.
+ */
+export const LiveFlushSchema: GenMessage<LiveFlush> = /*@__PURE__*/
+  messageDesc(file_transcribe_live_v1_live, 1);
 
 /**
  * @generated from message transcribe.live.v1.LiveStart
@@ -80,7 +101,7 @@ export type LiveStart = Message<"transcribe.live.v1.LiveStart"> & {
  * Use `create(LiveStartSchema)` to create a new message.
  */
 export const LiveStartSchema: GenMessage<LiveStart> = /*@__PURE__*/
-  messageDesc(file_transcribe_live_v1_live, 1);
+  messageDesc(file_transcribe_live_v1_live, 2);
 
 /**
  * @generated from message transcribe.live.v1.LiveStop
@@ -93,7 +114,7 @@ export type LiveStop = Message<"transcribe.live.v1.LiveStop"> & {
  * Use `create(LiveStopSchema)` to create a new message.
  */
 export const LiveStopSchema: GenMessage<LiveStop> = /*@__PURE__*/
-  messageDesc(file_transcribe_live_v1_live, 2);
+  messageDesc(file_transcribe_live_v1_live, 3);
 
 /**
  * @generated from message transcribe.live.v1.LiveWord
@@ -129,7 +150,7 @@ export type LiveWord = Message<"transcribe.live.v1.LiveWord"> & {
  * Use `create(LiveWordSchema)` to create a new message.
  */
 export const LiveWordSchema: GenMessage<LiveWord> = /*@__PURE__*/
-  messageDesc(file_transcribe_live_v1_live, 3);
+  messageDesc(file_transcribe_live_v1_live, 4);
 
 /**
  * @generated from message transcribe.live.v1.LiveOutput
@@ -164,7 +185,7 @@ export type LiveOutput = Message<"transcribe.live.v1.LiveOutput"> & {
  * Use `create(LiveOutputSchema)` to create a new message.
  */
 export const LiveOutputSchema: GenMessage<LiveOutput> = /*@__PURE__*/
-  messageDesc(file_transcribe_live_v1_live, 4);
+  messageDesc(file_transcribe_live_v1_live, 5);
 
 /**
  * @generated from message transcribe.live.v1.LiveReady
@@ -193,7 +214,7 @@ export type LiveReady = Message<"transcribe.live.v1.LiveReady"> & {
  * Use `create(LiveReadySchema)` to create a new message.
  */
 export const LiveReadySchema: GenMessage<LiveReady> = /*@__PURE__*/
-  messageDesc(file_transcribe_live_v1_live, 5);
+  messageDesc(file_transcribe_live_v1_live, 6);
 
 /**
  * @generated from message transcribe.live.v1.LiveWords
@@ -219,6 +240,13 @@ export type LiveWords = Message<"transcribe.live.v1.LiveWords"> & {
    * @generated from field: double audio_seconds = 3;
    */
   audioSeconds: number;
+
+  /**
+   * The answer to a flush: nothing heard before it is left unsettled.
+   *
+   * @generated from field: bool flushed = 4;
+   */
+  flushed: boolean;
 };
 
 /**
@@ -226,7 +254,7 @@ export type LiveWords = Message<"transcribe.live.v1.LiveWords"> & {
  * Use `create(LiveWordsSchema)` to create a new message.
  */
 export const LiveWordsSchema: GenMessage<LiveWords> = /*@__PURE__*/
-  messageDesc(file_transcribe_live_v1_live, 6);
+  messageDesc(file_transcribe_live_v1_live, 7);
 
 /**
  * @generated from message transcribe.live.v1.LiveStopped
@@ -250,7 +278,7 @@ export type LiveStopped = Message<"transcribe.live.v1.LiveStopped"> & {
  * Use `create(LiveStoppedSchema)` to create a new message.
  */
 export const LiveStoppedSchema: GenMessage<LiveStopped> = /*@__PURE__*/
-  messageDesc(file_transcribe_live_v1_live, 7);
+  messageDesc(file_transcribe_live_v1_live, 8);
 
 /**
  * LiveTranscriptionService is the live transcription worker (decision 0030): one

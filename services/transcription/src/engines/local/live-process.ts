@@ -15,7 +15,7 @@ export interface LiveEngineWord {
 
 export type LiveEngineEvent =
   | { event: "ready"; load_seconds: number; multilingual: boolean }
-  | { event: "words"; settled: LiveEngineWord[]; partial: LiveEngineWord[]; audio_seconds: number; decode_seconds: number }
+  | { event: "words"; settled: LiveEngineWord[]; partial: LiveEngineWord[]; audio_seconds: number; decode_seconds: number; flushed?: boolean }
   | { event: "stopped"; audio_seconds: number }
   | { event: "error"; kind: string; message: string }
   | { event: "exit"; reason: string };
@@ -102,6 +102,10 @@ export class LiveEngineProcess {
 
   stop(): void {
     this.write({ op: "stop" });
+  }
+
+  flush(): void {
+    this.write({ op: "flush" });
   }
 
   /** CTranslate2 cannot abandon a decode: a session given up on kills its process. */
