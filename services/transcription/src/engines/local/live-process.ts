@@ -114,5 +114,7 @@ export class LiveEngineProcess {
     if (!child) return;
     this.child = undefined;
     child.kill("SIGKILL");
+    // A session still listening learns that its engine is gone (its exit event is ignored now).
+    this.listener?.({ event: "exit", reason: "killed" });
   }
 }
