@@ -99,6 +99,10 @@ class Session:
             if event.get("event") in ("stopped", "error"):
                 break
         feeder.join()
+        # CPU time of the session's engine (load-independent: the machine is shared).
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        self.cpu_seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         self.proc.stdin.close()
         self.proc.wait()
 
@@ -121,6 +125,7 @@ class Session:
             "settle": settle_lat,
             "partial": partial_lat,
             "tail_seconds": max(0.0, last - audio_seconds),
+            "cpu_per_audio_second": round(self.cpu_seconds / audio_seconds, 3),
         }
 
 
@@ -171,6 +176,7 @@ def main() -> None:
             "settle_p95": percentile(m["settle"], 95),
             "partial_p50": percentile(m["partial"], 50),
             "tail_seconds": round(m["tail_seconds"], 2),
+            "cpu_per_audio_second": m["cpu_per_audio_second"],
             "wer_vs_batch": round(wer(batch, m["text"]), 3),
             "live_text": m["text"],
             "batch_text": batch,
@@ -179,7 +185,7 @@ def main() -> None:
         result["files"][os.path.basename(path)] = row
         settle_all += m["settle"]
         partial_all += m["partial"]
-        print(f"{os.path.basename(path)}: {seconds:.0f} s, settle p50 {row['settle_p50']:.2f} p95 {row['settle_p95']:.2f}, partial p50 {row['partial_p50']:.2f}, WER vs batch {row['wer_vs_batch']:.1%}, load {row['load']}", flush=True)
+        print(f"{os.path.basename(path)}: {seconds:.0f} s, settle p50 {row['settle_p50']:.2f} p95 {row['settle_p95']:.2f}, partial p50 {row['partial_p50']:.2f}, WER vs batch {row['wer_vs_batch']:.1%}, CPU s per audio s {row['cpu_per_audio_second']}, load {row['load']}", flush=True)
     result["settle_p50"] = percentile(settle_all, 50)
     result["settle_p95"] = percentile(settle_all, 95)
     result["partial_p50"] = percentile(partial_all, 50)
@@ -201,6 +207,7 @@ def main() -> None:
             "settle_p50": percentile(settle, 50),
             "settle_p95": percentile(settle, 95),
             "tail_max": round(max(m["tail_seconds"] for m in measured), 2),
+            "cpu_per_audio_second": round(sum(m["cpu_per_audio_second"] for m in measured), 3),
             "load": loadavg(),
         }
         result["concurrency"].append(row)
