@@ -60,6 +60,7 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
       const events = new EventQueue<LiveEngineEvent>(context.signal);
       engine.listen((event) => events.push(event));
       let clean = false;
+      let over = false;
       const sessionId = randomUUID();
       const log = options.logger.child({ liveSession: sessionId, userId: start.userId });
       try {
@@ -83,7 +84,7 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
           const limit = options.maxSeconds * LIVE_SAMPLE_RATE * 2;
           for (;;) {
             const next = await iterator.next();
-            if (next.done) break;
+            if (next.done || over) break;
             const kind = next.value.kind;
             if (kind.case === "audio") {
               if (stopReason) continue;
@@ -115,7 +116,7 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
             }
           }
           // The caller closed its side without stop: finish what was said.
-          if (!stopReason) {
+          if (!stopReason && !over) {
             stopReason = "stop";
             engine.stop();
           }
@@ -149,6 +150,7 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
           }
         }
       } finally {
+        over = true;
         engine.listen(undefined);
         // A session that did not end cleanly may leave the engine mid-decode: start afresh.
         if (!clean) engine.kill();

@@ -81,8 +81,10 @@ export class LiveEngineProcess {
     return child;
   }
 
+  /** Only `start` starts a process: audio for an engine that is gone belongs to a session that is over. */
   private write(message: Record<string, unknown>): void {
-    this.ensure().stdin.write(`${JSON.stringify(message)}\n`);
+    const child = message.op === "start" ? this.ensure() : this.child;
+    child?.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
   start(options: LiveStartOptions): void {
