@@ -119,6 +119,7 @@ class Session:
                 settle_lat.append(at - w["end"])
                 seen = next((t for t, s in first_seen if key(s["word"]) == key(w["word"]) and abs(s["start"] - w["start"]) < 0.5), at)
                 partial_lat.append(seen - w["end"])
+        decodes = [e for _, e in self.events if e.get("event") == "words" and e.get("buffer_seconds", 0) > 0]
         last = max((at for at, e in self.events if e.get("event") == "words" and e["settled"]), default=audio_seconds)
         return {
             "text": "".join(w["word"] for w in settled).strip(),
@@ -126,6 +127,10 @@ class Session:
             "partial": partial_lat,
             "tail_seconds": max(0.0, last - audio_seconds),
             "cpu_per_audio_second": round(self.cpu_seconds / audio_seconds, 3),
+            "decodes": len(decodes),
+            "decode_wall_p50": percentile([e["decode_seconds"] for e in decodes], 50),
+            "decode_cpu_p50": percentile([e["decode_cpu_seconds"] for e in decodes], 50),
+            "buffer_p50": percentile([e["buffer_seconds"] for e in decodes], 50),
         }
 
 
@@ -177,6 +182,10 @@ def main() -> None:
             "partial_p50": percentile(m["partial"], 50),
             "tail_seconds": round(m["tail_seconds"], 2),
             "cpu_per_audio_second": m["cpu_per_audio_second"],
+            "decodes": m["decodes"],
+            "decode_wall_p50": m["decode_wall_p50"],
+            "decode_cpu_p50": m["decode_cpu_p50"],
+            "buffer_p50": m["buffer_p50"],
             "wer_vs_batch": round(wer(batch, m["text"]), 3),
             "live_text": m["text"],
             "batch_text": batch,
@@ -185,7 +194,7 @@ def main() -> None:
         result["files"][os.path.basename(path)] = row
         settle_all += m["settle"]
         partial_all += m["partial"]
-        print(f"{os.path.basename(path)}: {seconds:.0f} s, settle p50 {row['settle_p50']:.2f} p95 {row['settle_p95']:.2f}, partial p50 {row['partial_p50']:.2f}, WER vs batch {row['wer_vs_batch']:.1%}, CPU s per audio s {row['cpu_per_audio_second']}, load {row['load']}", flush=True)
+        print(f"{os.path.basename(path)}: {seconds:.0f} s, settle p50 {row['settle_p50']:.2f} p95 {row['settle_p95']:.2f}, partial p50 {row['partial_p50']:.2f}, WER vs batch {row['wer_vs_batch']:.1%}, CPU s per audio s {row['cpu_per_audio_second']}, {row['decodes']} decodes: wall p50 {row['decode_wall_p50']} s, CPU p50 {row['decode_cpu_p50']} s over {row['buffer_p50']} s of buffer, load {row['load']}", flush=True)
     result["settle_p50"] = percentile(settle_all, 50)
     result["settle_p95"] = percentile(settle_all, 95)
     result["partial_p50"] = percentile(partial_all, 50)

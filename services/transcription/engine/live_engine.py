@@ -302,6 +302,8 @@ def main() -> None:
         try:
             if stop or flush or policy.due():
                 started = time.monotonic()
+                cpu_started = time.process_time()
+                buffer_seconds = len(policy.buffer) / SAMPLE_RATE
                 settled = policy.step(final=stop or flush)
                 send(
                     {
@@ -310,6 +312,9 @@ def main() -> None:
                         "partial": policy.partial,
                         "audio_seconds": round(policy.received, 3),
                         "decode_seconds": round(time.monotonic() - started, 3),
+                        # CPU time of the step (all threads) and the buffer it decoded: the load-independent cost.
+                        "decode_cpu_seconds": round(time.process_time() - cpu_started, 3),
+                        "buffer_seconds": round(buffer_seconds, 2),
                         "flushed": flush,
                     }
                 )
