@@ -104,20 +104,26 @@ try {
   const href = await saved.getAttribute("href");
   const id = href?.split("/").at(-1);
 
-  await page.goto(`${baseUrl}/dashboard`);
+  // The magic link signs in on the product's own origin (which may differ from baseUrl's host).
+  const origin = new URL(page.url()).origin;
+  await page.goto(`${origin}/dashboard`);
   const row = page.locator("section.transcriptions table tbody tr").first();
-  check("the dashboard lists it", await visible(row, TIMEOUT_MS), (await row.textContent().catch(() => "")) ?? "");
+  const listed = await visible(row, 60_000);
+  await shot("dashboard");
+  check("the dashboard lists it", listed, `${id}: ${(await row.textContent().catch(() => "")) ?? ""}`);
 
   // The batch pass replaces the live text; its export holds the words.
   const started = Date.now();
   let status = "";
+  let answer = "";
   while (Date.now() - started < TRANSCRIPTION_TIMEOUT_MS) {
-    status = await page.evaluate(async (tid) => (await (await fetch(`/api/v1/transcriptions/${tid}`, { credentials: "include" })).json()).status, id);
+    answer = await page.evaluate(async (tid) => (await fetch(`/api/v1/transcriptions/${tid}`, { credentials: "include" })).text(), id);
+    status = String(JSON.parse(answer).status ?? "");
     if (status === "completed" || status === "failed") break;
     await page.waitForTimeout(1_000);
   }
-  check("the full-quality pass completes", status === "completed", status);
-  await page.goto(`${baseUrl}/transcript/${id}`);
+  check("the full-quality pass completes", status === "completed", `${status} ${answer.slice(0, 200)}`);
+  await page.goto(`${origin}/transcript/${id}`);
   const trigger = page.getByRole("button", { name: "Export" });
   await trigger.waitFor({ state: "visible", timeout: TIMEOUT_MS });
   await trigger.click();
