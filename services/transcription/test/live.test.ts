@@ -11,7 +11,7 @@ import {
   startServiceServer,
   type ServiceServer,
 } from "@transcribe/platform";
-import { type LiveInput, LiveInputSchema, type LiveOutput, LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
+import { type TranscribeRequest, TranscribeRequestSchema, type TranscribeResponse, LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LiveEngineProcess } from "../src/engines/local/live-process.js";
 import { liveServiceImpl } from "../src/live/live-service.js";
@@ -34,18 +34,18 @@ function pcmOf(wav: string): Buffer {
   return data.subarray(at + 8);
 }
 
-async function* realTime(userId: string, pcm: Buffer, options: { stop?: boolean; garbage?: Uint8Array } = {}): AsyncGenerator<LiveInput> {
-  yield create(LiveInputSchema, { kind: { case: "start", value: { userId, model: "whisper-base", language: "en" } } });
+async function* realTime(userId: string, pcm: Buffer, options: { stop?: boolean; garbage?: Uint8Array } = {}): AsyncGenerator<TranscribeRequest> {
+  yield create(TranscribeRequestSchema, { kind: { case: "start", value: { userId, model: "whisper-base", language: "en" } } });
   const started = performance.now();
   for (let at = 0; at < pcm.length; at += FRAME_BYTES) {
-    yield create(LiveInputSchema, { kind: { case: "audio", value: pcm.subarray(at, at + FRAME_BYTES) } });
+    yield create(TranscribeRequestSchema, { kind: { case: "audio", value: pcm.subarray(at, at + FRAME_BYTES) } });
     if (options.garbage && at >= FRAME_BYTES * 5) {
-      yield create(LiveInputSchema, { kind: { case: "audio", value: options.garbage } });
+      yield create(TranscribeRequestSchema, { kind: { case: "audio", value: options.garbage } });
     }
     const due = started + ((at + FRAME_BYTES) / 32_000) * 1000;
     await sleep(Math.max(0, due - performance.now()));
   }
-  if (options.stop !== false) yield create(LiveInputSchema, { kind: { case: "stop", value: {} } });
+  if (options.stop !== false) yield create(TranscribeRequestSchema, { kind: { case: "stop", value: {} } });
 }
 
 describe.skipIf(engineUnavailable)("live transcription worker (gRPC stream, real engine)", () => {
@@ -99,7 +99,7 @@ describe.skipIf(engineUnavailable)("live transcription worker (gRPC stream, real
   });
 
   it("streams partial words, then settles them; the settled text is the script", { timeout: 180_000 }, async () => {
-    const outputs: Array<{ at: number; output: LiveOutput }> = [];
+    const outputs: Array<{ at: number; output: TranscribeResponse }> = [];
     const started = performance.now();
     for await (const output of client.transcribe(realTime("user-1", speech))) {
       outputs.push({ at: performance.now() - started, output });
@@ -161,7 +161,7 @@ describe.skipIf(engineUnavailable)("live transcription worker (gRPC stream, real
     expect((denied as ConnectError).code).toBe(Code.PermissionDenied);
 
     async function* audioFirst() {
-      yield create(LiveInputSchema, { kind: { case: "audio", value: new Uint8Array(320) } });
+      yield create(TranscribeRequestSchema, { kind: { case: "audio", value: new Uint8Array(320) } });
     }
     const invalid = await (async () => {
       for await (const _ of client.transcribe(audioFirst())) void _;

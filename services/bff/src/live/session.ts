@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Logger } from "@transcribe/platform";
-import { type LiveInput, LiveInputSchema, type LiveTranscriptionService, type LiveWord } from "@transcribe/proto/live/v1/live";
+import { type TranscribeRequest, TranscribeRequestSchema, type LiveTranscriptionService, type LiveWord } from "@transcribe/proto/live/v1/live";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
 import { WavSpool } from "./spool.js";
 
@@ -67,7 +67,7 @@ export class LiveSession {
     if (this.stopped) return;
     if (this.spool) this.spool.append(pcm);
     else this.early.push(pcm);
-    this.inputs.push(create(LiveInputSchema, { kind: { case: "audio", value: pcm } }));
+    this.inputs.push(create(TranscribeRequestSchema, { kind: { case: "audio", value: pcm } }));
     if (this.spool && this.spool.seconds >= this.options.maxSeconds) this.stop();
   }
 
@@ -76,13 +76,13 @@ export class LiveSession {
   }
 
   flush(): void {
-    if (!this.stopped) this.inputs.push(create(LiveInputSchema, { kind: { case: "flush", value: {} } }));
+    if (!this.stopped) this.inputs.push(create(TranscribeRequestSchema, { kind: { case: "flush", value: {} } }));
   }
 
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.inputs.push(create(LiveInputSchema, { kind: { case: "stop", value: {} } }));
+    this.inputs.push(create(TranscribeRequestSchema, { kind: { case: "stop", value: {} } }));
     this.inputs.end();
   }
 
@@ -96,7 +96,7 @@ export class LiveSession {
   private async run(): Promise<LiveOutcome> {
     const { options } = this;
     this.inputs.push(
-      create(LiveInputSchema, { kind: { case: "start", value: { userId: options.userId, model: options.model, language: options.language } } }),
+      create(TranscribeRequestSchema, { kind: { case: "start", value: { userId: options.userId, model: options.model, language: options.language } } }),
     );
     let outcome: LiveOutcome | undefined;
     try {
@@ -176,12 +176,12 @@ function wordOut(word: LiveWord): LiveWordOut {
 }
 
 /** The request side of the stream: messages in order, ended once. */
-class InputQueue implements AsyncIterable<LiveInput> {
-  private items: LiveInput[] = [];
+class InputQueue implements AsyncIterable<TranscribeRequest> {
+  private items: TranscribeRequest[] = [];
   private waiter: (() => void) | undefined;
   private ended = false;
 
-  push(item: LiveInput): void {
+  push(item: TranscribeRequest): void {
     if (this.ended) return;
     this.items.push(item);
     this.wake();
@@ -198,7 +198,7 @@ class InputQueue implements AsyncIterable<LiveInput> {
     waiter?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<LiveInput> {
+  async *[Symbol.asyncIterator](): AsyncIterator<TranscribeRequest> {
     for (;;) {
       const item = this.items.shift();
       if (item) {

@@ -3,9 +3,9 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { currentUserId, type Logger } from "@transcribe/platform";
 import {
-  type LiveInput,
-  type LiveOutput,
-  LiveOutputSchema,
+  type TranscribeRequest,
+  type TranscribeResponse,
+  TranscribeResponseSchema,
   type LiveTranscriptionService,
   type LiveWord,
   LiveWordSchema,
@@ -33,7 +33,7 @@ export interface LiveServiceOptions {
  */
 export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof LiveTranscriptionService> {
   return {
-    async *transcribe(inputs: AsyncIterable<LiveInput>, context: HandlerContext) {
+    async *transcribe(inputs: AsyncIterable<TranscribeRequest>, context: HandlerContext) {
       const iterator = inputs[Symbol.asyncIterator]();
       const first = await iterator.next();
       if (first.done || first.value.kind.case !== "start") {
@@ -74,7 +74,7 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
         const ready = await events.next(options.readyTimeoutMs ?? 120_000);
         if (ready.event !== "ready") throw engineFailure(ready);
         log.info({ model: model.id, loadSeconds: ready.load_seconds }, "live session started");
-        yield create(LiveOutputSchema, {
+        yield create(TranscribeResponseSchema, {
           kind: { case: "ready", value: { sessionId, model: model.id, maxSeconds: options.maxSeconds } },
         });
 
@@ -127,7 +127,7 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
           const event = await events.next();
           if (event.event === "words") {
             if (event.settled.length === 0 && event.partial.length === 0 && !event.flushed) continue;
-            yield create(LiveOutputSchema, {
+            yield create(TranscribeResponseSchema, {
               kind: {
                 case: "words",
                 value: {
@@ -141,7 +141,7 @@ export function liveServiceImpl(options: LiveServiceOptions): ServiceImpl<typeof
           } else if (event.event === "stopped") {
             clean = true;
             log.info({ audioSeconds: event.audio_seconds, reason: stopReason }, "live session stopped");
-            yield create(LiveOutputSchema, {
+            yield create(TranscribeResponseSchema, {
               kind: { case: "stopped", value: { audioSeconds: event.audio_seconds, reason: stopReason ?? "stop" } },
             });
             return;
@@ -226,4 +226,4 @@ class EventQueue<T> {
   }
 }
 
-export type { LiveOutput };
+export type { TranscribeResponse };

@@ -10,14 +10,14 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file transcribe/live/v1/live.proto.
  */
 export const file_transcribe_live_v1_live: GenFile = /*@__PURE__*/
-  fileDesc("Ch10cmFuc2NyaWJlL2xpdmUvdjEvbGl2ZS5wcm90bxISdHJhbnNjcmliZS5saXZlLnYxIrIBCglMaXZlSW5wdXQSLgoFc3RhcnQYASABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVN0YXJ0SAASDwoFYXVkaW8YAiABKAxIABIsCgRzdG9wGAMgASgLMhwudHJhbnNjcmliZS5saXZlLnYxLkxpdmVTdG9wSAASLgoFZmx1c2gYBCABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZUZsdXNoSABCBgoEa2luZCILCglMaXZlRmx1c2giPQoJTGl2ZVN0YXJ0Eg8KB3VzZXJfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSEAoIbGFuZ3VhZ2UYAyABKAkiCgoITGl2ZVN0b3AiSQoITGl2ZVdvcmQSDAoEdGV4dBgBIAEoCRINCgVzdGFydBgCIAEoARILCgNlbmQYAyABKAESEwoLcHJvYmFiaWxpdHkYBCABKAEiqAEKCkxpdmVPdXRwdXQSLgoFcmVhZHkYASABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVJlYWR5SAASLgoFd29yZHMYAiABKAsyHS50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVdvcmRzSAASMgoHc3RvcHBlZBgDIAEoCzIfLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlU3RvcHBlZEgAQgYKBGtpbmQiQwoJTGl2ZVJlYWR5EhIKCnNlc3Npb25faWQYASABKAkSDQoFbW9kZWwYAiABKAkSEwoLbWF4X3NlY29uZHMYAyABKAEikQEKCUxpdmVXb3JkcxItCgdzZXR0bGVkGAEgAygLMhwudHJhbnNjcmliZS5saXZlLnYxLkxpdmVXb3JkEi0KB3BhcnRpYWwYAiADKAsyHC50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVdvcmQSFQoNYXVkaW9fc2Vjb25kcxgDIAEoARIPCgdmbHVzaGVkGAQgASgIIjQKC0xpdmVTdG9wcGVkEhUKDWF1ZGlvX3NlY29uZHMYASABKAESDgoGcmVhc29uGAIgASgJMm0KGExpdmVUcmFuc2NyaXB0aW9uU2VydmljZRJRCgpUcmFuc2NyaWJlEh0udHJhbnNjcmliZS5saXZlLnYxLkxpdmVJbnB1dBoeLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlT3V0cHV0IgAoATABYgZwcm90bzM");
+  fileDesc("Ch10cmFuc2NyaWJlL2xpdmUvdjEvbGl2ZS5wcm90bxISdHJhbnNjcmliZS5saXZlLnYxIroBChFUcmFuc2NyaWJlUmVxdWVzdBIuCgVzdGFydBgBIAEoCzIdLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlU3RhcnRIABIPCgVhdWRpbxgCIAEoDEgAEiwKBHN0b3AYAyABKAsyHC50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVN0b3BIABIuCgVmbHVzaBgEIAEoCzIdLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlRmx1c2hIAEIGCgRraW5kIgsKCUxpdmVGbHVzaCI9CglMaXZlU3RhcnQSDwoHdXNlcl9pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRIQCghsYW5ndWFnZRgDIAEoCSIKCghMaXZlU3RvcCJJCghMaXZlV29yZBIMCgR0ZXh0GAEgASgJEg0KBXN0YXJ0GAIgASgBEgsKA2VuZBgDIAEoARITCgtwcm9iYWJpbGl0eRgEIAEoASKwAQoSVHJhbnNjcmliZVJlc3BvbnNlEi4KBXJlYWR5GAEgASgLMh0udHJhbnNjcmliZS5saXZlLnYxLkxpdmVSZWFkeUgAEi4KBXdvcmRzGAIgASgLMh0udHJhbnNjcmliZS5saXZlLnYxLkxpdmVXb3Jkc0gAEjIKB3N0b3BwZWQYAyABKAsyHy50cmFuc2NyaWJlLmxpdmUudjEuTGl2ZVN0b3BwZWRIAEIGCgRraW5kIkMKCUxpdmVSZWFkeRISCgpzZXNzaW9uX2lkGAEgASgJEg0KBW1vZGVsGAIgASgJEhMKC21heF9zZWNvbmRzGAMgASgBIpEBCglMaXZlV29yZHMSLQoHc2V0dGxlZBgBIAMoCzIcLnRyYW5zY3JpYmUubGl2ZS52MS5MaXZlV29yZBItCgdwYXJ0aWFsGAIgAygLMhwudHJhbnNjcmliZS5saXZlLnYxLkxpdmVXb3JkEhUKDWF1ZGlvX3NlY29uZHMYAyABKAESDwoHZmx1c2hlZBgEIAEoCCI0CgtMaXZlU3RvcHBlZBIVCg1hdWRpb19zZWNvbmRzGAEgASgBEg4KBnJlYXNvbhgCIAEoCTJ9ChhMaXZlVHJhbnNjcmlwdGlvblNlcnZpY2USYQoKVHJhbnNjcmliZRIlLnRyYW5zY3JpYmUubGl2ZS52MS5UcmFuc2NyaWJlUmVxdWVzdBomLnRyYW5zY3JpYmUubGl2ZS52MS5UcmFuc2NyaWJlUmVzcG9uc2UiACgBMAFiBnByb3RvMw");
 
 /**
- * @generated from message transcribe.live.v1.LiveInput
+ * @generated from message transcribe.live.v1.TranscribeRequest
  */
-export type LiveInput = Message<"transcribe.live.v1.LiveInput"> & {
+export type TranscribeRequest = Message<"transcribe.live.v1.TranscribeRequest"> & {
   /**
-   * @generated from oneof transcribe.live.v1.LiveInput.kind
+   * @generated from oneof transcribe.live.v1.TranscribeRequest.kind
    */
   kind: {
     /**
@@ -51,10 +51,10 @@ export type LiveInput = Message<"transcribe.live.v1.LiveInput"> & {
 };
 
 /**
- * Describes the message transcribe.live.v1.LiveInput.
- * Use `create(LiveInputSchema)` to create a new message.
+ * Describes the message transcribe.live.v1.TranscribeRequest.
+ * Use `create(TranscribeRequestSchema)` to create a new message.
  */
-export const LiveInputSchema: GenMessage<LiveInput> = /*@__PURE__*/
+export const TranscribeRequestSchema: GenMessage<TranscribeRequest> = /*@__PURE__*/
   messageDesc(file_transcribe_live_v1_live, 0);
 
 /**
@@ -153,11 +153,11 @@ export const LiveWordSchema: GenMessage<LiveWord> = /*@__PURE__*/
   messageDesc(file_transcribe_live_v1_live, 4);
 
 /**
- * @generated from message transcribe.live.v1.LiveOutput
+ * @generated from message transcribe.live.v1.TranscribeResponse
  */
-export type LiveOutput = Message<"transcribe.live.v1.LiveOutput"> & {
+export type TranscribeResponse = Message<"transcribe.live.v1.TranscribeResponse"> & {
   /**
-   * @generated from oneof transcribe.live.v1.LiveOutput.kind
+   * @generated from oneof transcribe.live.v1.TranscribeResponse.kind
    */
   kind: {
     /**
@@ -181,10 +181,10 @@ export type LiveOutput = Message<"transcribe.live.v1.LiveOutput"> & {
 };
 
 /**
- * Describes the message transcribe.live.v1.LiveOutput.
- * Use `create(LiveOutputSchema)` to create a new message.
+ * Describes the message transcribe.live.v1.TranscribeResponse.
+ * Use `create(TranscribeResponseSchema)` to create a new message.
  */
-export const LiveOutputSchema: GenMessage<LiveOutput> = /*@__PURE__*/
+export const TranscribeResponseSchema: GenMessage<TranscribeResponse> = /*@__PURE__*/
   messageDesc(file_transcribe_live_v1_live, 5);
 
 /**
@@ -304,8 +304,8 @@ export const LiveTranscriptionService: GenService<{
    */
   transcribe: {
     methodKind: "bidi_streaming";
-    input: typeof LiveInputSchema;
-    output: typeof LiveOutputSchema;
+    input: typeof TranscribeRequestSchema;
+    output: typeof TranscribeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_transcribe_live_v1_live, 0);
