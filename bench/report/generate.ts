@@ -27,6 +27,9 @@ import { batchedSection } from "./batched.js";
 
 export const docPath = path.join(repoRoot, "docs", "benchmarks.md");
 const SOAK = /<!-- soak:start -->[\s\S]*?<!-- soak:end -->/;
+/** Written from `bench/live/live_bench.py` (decision 0030) and kept as is. */
+const LIVE = /<!-- live:start -->[\s\S]*?<!-- live:end -->/;
+
 /** Written by `npm run bench:diarization` (bench/diarization/diarization.ts) and kept as is. */
 const DIARIZATION = /<!-- diarization:start -->[\s\S]*?<!-- diarization:end -->/;
 /** Written by bench/vocabulary/vocabulary.py (decision 0029) and kept as is. */
@@ -94,6 +97,8 @@ ${soakBlock(current)}
 ${current?.match(DIARIZATION)?.[0] ?? "<!-- diarization:start -->\n<!-- diarization:end -->"}
 
 ${current?.match(VOCABULARY)?.[0] ?? "<!-- vocabulary:start -->\n<!-- vocabulary:end -->"}
+
+${current?.match(LIVE)?.[0] ?? "<!-- live:start -->\n<!-- live:end -->"}
 
 ## First run (README's two commands, fresh machine)
 

@@ -57,7 +57,7 @@ const existingSecretExample: Record<string, string> = {
 };
 
 /** The Secret `deploy/scripts/service-keys.ts` makes (decision 0023), as docs/deploy.md has you create it. */
-const serviceNames = ["bff", "auth", "media", "transcription", "transcription-worker", "billing", "export", "blog", "notifier", "webhooks"];
+const serviceNames = ["bff", "auth", "media", "transcription", "transcription-worker", "transcription-live", "billing", "export", "blog", "notifier", "webhooks"];
 const serviceKeys = await generateServiceKeys(serviceNames);
 const serviceKeysSecret: Record<string, string> = {
   SERVICE_PUBLIC_KEYS: JSON.stringify(serviceKeys.publicKeys),

@@ -9,7 +9,7 @@ import { blogConfigSchema } from "../../services/blog/src/config.js";
 import { exportConfigSchema } from "../../services/export/src/config.js";
 import { mediaConfigSchema } from "../../services/media/src/config.js";
 import { checkSmtp, notifierConfigSchema, type NotifierConfig } from "../../services/notifier/src/config.js";
-import { checkDrain, transcriptionConfig, workerConfig } from "../../services/transcription/src/config.js";
+import { checkDrain, liveConfig, transcriptionConfig, workerConfig } from "../../services/transcription/src/config.js";
 import { webhooksConfigSchema } from "../../services/webhooks/src/config.js";
 import { repoRoot } from "./tools.js";
 
@@ -20,6 +20,8 @@ import { repoRoot } from "./tools.js";
  */
 interface EntryPoint {
   schema: z.ZodObject;
+  /** An entry point of a service with migrations that runs without the database (the live worker). */
+  noDatabase?: boolean;
   checks?: (config: any) => void;
 }
 
@@ -35,6 +37,7 @@ const entryPoints: Record<string, EntryPoint> = {
   "media/src/main.ts": { schema: mediaConfigSchema },
   "transcription/src/main.ts": { schema: transcriptionConfig },
   "transcription/src/worker.ts": { schema: workerConfig, checks: checkDrain },
+  "transcription/src/live-worker.ts": { schema: liveConfig, noDatabase: true },
   "billing/src/main.ts": { schema: billingConfigSchema },
   "export/src/main.ts": { schema: exportConfigSchema },
   "blog/src/main.ts": { schema: blogConfigSchema },
@@ -51,12 +54,12 @@ export function processSchema(service: string, entry: string): { schema: z.ZodOb
   const entryPoint = entryPoints[`${service}/${entry}`];
   if (!entryPoint) throw new Error(`no config schema known for services/${service}/${entry}: add it to charts/test/service-env.ts`);
   // Every process reads the RPC settings (service key, trusted keys, protocol, TLS) and checks them at start.
-  const identity = entry.endsWith("worker.ts") ? `${service}-worker` : service;
+  const identity = entry.endsWith("live-worker.ts") ? `${service}-live` : entry.endsWith("worker.ts") ? `${service}-worker` : service;
   const checkRpc = (config: unknown) => {
     const problems = rpcConfigProblems(config as RpcConfig, identity, { serves: identity !== "bff" });
     if (problems.length > 0) throw new Error(problems.join("; "));
   };
-  const hasDatabase = existsSync(path.join(repoRoot, "services", service, "src/db/migrations.ts"));
+  const hasDatabase = !entryPoint.noDatabase && existsSync(path.join(repoRoot, "services", service, "src/db/migrations.ts"));
   if (!hasDatabase) {
     return {
       schema: commonConfigSchema.extend(rpcConfigSchema.shape).extend(entryPoint.schema.shape),

@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { generateServiceKeys } from "@transcribe/platform";
 import { stringify } from "yaml";
 
-export const productServices = ["bff", "auth", "media", "transcription", "transcription-worker", "billing", "export", "blog", "notifier", "webhooks"];
+export const productServices = ["bff", "auth", "media", "transcription", "transcription-worker", "transcription-live", "billing", "export", "blog", "notifier", "webhooks"];
 
 const { values } = parseArgs({
   options: { name: { type: "string", default: "transcribe-service-keys" }, extra: { type: "string", default: "" } },

@@ -13,6 +13,7 @@ import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as PublicRouteImport } from './routes/_public'
 import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticated/account'
 import { Route as AuthenticatedDashboardRouteImport } from './routes/_authenticated/dashboard'
+import { Route as AuthenticatedLiveRouteImport } from './routes/_authenticated/live'
 import { Route as AuthenticatedSupportRouteImport } from './routes/_authenticated/support'
 import { Route as PublicIndexRouteImport } from './routes/_public/index'
 import { Route as PublicContactUsRouteImport } from './routes/_public/contact-us'
@@ -38,6 +39,11 @@ const AuthenticatedAccountRoute = AuthenticatedAccountRouteImport.update({
 const AuthenticatedDashboardRoute = AuthenticatedDashboardRouteImport.update({
   id: '/dashboard',
   path: '/dashboard',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedLiveRoute = AuthenticatedLiveRouteImport.update({
+  id: '/live',
+  path: '/live',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
 const AuthenticatedSupportRoute = AuthenticatedSupportRouteImport.update({
@@ -86,6 +92,7 @@ export interface FileRoutesByFullPath {
   '/': typeof PublicIndexRoute
   '/account': typeof AuthenticatedAccountRoute
   '/dashboard': typeof AuthenticatedDashboardRoute
+  '/live': typeof AuthenticatedLiveRoute
   '/support': typeof AuthenticatedSupportRoute
   '/contact-us': typeof PublicContactUsRoute
   '/privacy': typeof PublicPrivacyRoute
@@ -98,6 +105,7 @@ export interface FileRoutesByTo {
   '/': typeof PublicIndexRoute
   '/account': typeof AuthenticatedAccountRoute
   '/dashboard': typeof AuthenticatedDashboardRoute
+  '/live': typeof AuthenticatedLiveRoute
   '/support': typeof AuthenticatedSupportRoute
   '/contact-us': typeof PublicContactUsRoute
   '/privacy': typeof PublicPrivacyRoute
@@ -112,6 +120,7 @@ export interface FileRoutesById {
   '/_public': typeof PublicRouteWithChildren
   '/_authenticated/account': typeof AuthenticatedAccountRoute
   '/_authenticated/dashboard': typeof AuthenticatedDashboardRoute
+  '/_authenticated/live': typeof AuthenticatedLiveRoute
   '/_authenticated/support': typeof AuthenticatedSupportRoute
   '/_public/contact-us': typeof PublicContactUsRoute
   '/_public/privacy': typeof PublicPrivacyRoute
@@ -127,6 +136,7 @@ export interface FileRouteTypes {
     | '/'
     | '/account'
     | '/dashboard'
+    | '/live'
     | '/support'
     | '/contact-us'
     | '/privacy'
@@ -139,6 +149,7 @@ export interface FileRouteTypes {
     | '/'
     | '/account'
     | '/dashboard'
+    | '/live'
     | '/support'
     | '/contact-us'
     | '/privacy'
@@ -152,6 +163,7 @@ export interface FileRouteTypes {
     | '/_public'
     | '/_authenticated/account'
     | '/_authenticated/dashboard'
+    | '/_authenticated/live'
     | '/_authenticated/support'
     | '/_public/contact-us'
     | '/_public/privacy'
@@ -195,6 +207,13 @@ declare module '@tanstack/react-router' {
       path: '/dashboard'
       fullPath: '/dashboard'
       preLoaderRoute: typeof AuthenticatedDashboardRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/live': {
+      id: '/_authenticated/live'
+      path: '/live'
+      fullPath: '/live'
+      preLoaderRoute: typeof AuthenticatedLiveRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/support': {
@@ -259,6 +278,7 @@ declare module '@tanstack/react-router' {
 interface AuthenticatedRouteChildren {
   AuthenticatedAccountRoute: typeof AuthenticatedAccountRoute
   AuthenticatedDashboardRoute: typeof AuthenticatedDashboardRoute
+  AuthenticatedLiveRoute: typeof AuthenticatedLiveRoute
   AuthenticatedSupportRoute: typeof AuthenticatedSupportRoute
   AuthenticatedTranscriptIdRoute: typeof AuthenticatedTranscriptIdRoute
 }
@@ -266,6 +286,7 @@ interface AuthenticatedRouteChildren {
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedAccountRoute: AuthenticatedAccountRoute,
   AuthenticatedDashboardRoute: AuthenticatedDashboardRoute,
+  AuthenticatedLiveRoute: AuthenticatedLiveRoute,
   AuthenticatedSupportRoute: AuthenticatedSupportRoute,
   AuthenticatedTranscriptIdRoute: AuthenticatedTranscriptIdRoute,
 }

@@ -14,7 +14,7 @@ KEDA trigger all agree on addresses and Secret keys.
 
 {{/* The components in a fixed order; the workers share transcription's database. The GPU pool is optional. */}}
 {{- define "transcribe.components" -}}
-bff auth media transcription transcription-worker{{ if (index .Values.services "transcription-gpu-worker").enabled }} transcription-gpu-worker{{ end }} billing export blog notifier webhooks
+bff auth media transcription transcription-worker{{ if (index .Values.services "transcription-gpu-worker").enabled }} transcription-gpu-worker{{ end }} transcription-live billing export blog notifier webhooks
 {{- end -}}
 
 {{/* The worker components (the CPU pool and, when enabled, the GPU pool): same program, same identity. */}}
@@ -26,6 +26,7 @@ bff auth media transcription transcription-worker{{ if (index .Values.services "
 {{- define "transcribe.databaseOf" -}}
 {{- $name := .name -}}
 {{- if eq $name "bff" -}}
+{{- else if eq $name "transcription-live" -}}
 {{- else if include "transcribe.isWorker" $name -}}transcription
 {{- else -}}{{ $name }}
 {{- end -}}
@@ -145,7 +146,7 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- with $v.ingress.trustedProxies }}{{ $_ := set $env "TRUSTED_PROXIES" (join "," .) }}{{ end -}}
 {{- with $v.objectStorage.endpoint }}{{ $_ := set $env "S3_ENDPOINT" . }}{{ end -}}
 {{- with $v.objectStorage.publicEndpoint }}{{ $_ := set $env "S3_PUBLIC_ENDPOINT" . }}{{ end -}}
-{{- range $upstream := list "auth" "media" "transcription" "transcription-worker" "billing" "export" "blog" "notifier" "webhooks" -}}
+{{- range $upstream := list "auth" "media" "transcription" "transcription-worker" "transcription-live" "billing" "export" "blog" "notifier" "webhooks" -}}
 {{- $_ := set $env (printf "%s_URL" ($upstream | replace "-" "_" | upper)) (include "transcribe.url" (dict "root" $root "name" $upstream)) -}}
 {{- end -}}
 {{- else if eq $name "auth" -}}
@@ -193,6 +194,15 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- $_ := set $env "WORKER_DRAIN_SECONDS" (toString $worker.drainSeconds) -}}
 {{- $_ := set $env "SHUTDOWN_GRACE_MS" (toString (mul (include "transcribe.workerShutdownGraceSeconds" $root | atoi) 1000)) -}}
 {{- end -}}
+{{- else if eq $name "transcription-live" -}}
+{{- /* Live sessions (decision 0030): engines held per slot, the models of the workers, no database. */ -}}
+{{- $_ := set $env "DATA_DIR" "/var/lib/transcribe" -}}
+{{- $_ := set $env "WHISPER_MODELS_DIR" "/var/lib/transcribe/models" -}}
+{{- $_ := set $env "HOME" "/tmp" -}}
+{{- $_ := set $env "LIVE_SLOTS" (toString $svc.slots) -}}
+{{- $_ := set $env "LIVE_MAX_SECONDS" (toString $svc.maxSeconds) -}}
+{{- /* A session in flight may finish for this long on scale-in; one cut then is saved and transcribed in batch by the BFF. */ -}}
+{{- $_ := set $env "SHUTDOWN_GRACE_MS" (toString (mul $svc.drainSeconds 1000)) -}}
 {{- else if eq $name "billing" -}}
 {{- else if eq $name "export" -}}
 {{- $_ := set $env "TRANSCRIPTION_URL" (include "transcribe.url" (dict "root" $root "name" "transcription")) -}}

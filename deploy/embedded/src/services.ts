@@ -22,6 +22,8 @@ export const processes: readonly ProcessSpec[] = [
   { name: "blog", entry: "services/blog/src/main.ts", portOffset: 7, database: "blog" },
   { name: "notifier", entry: "services/notifier/src/main.ts", portOffset: 8, database: "notifier" },
   { name: "webhooks", entry: "services/webhooks/src/main.ts", portOffset: 9, database: "webhooks" },
+  // Live sessions (decision 0030): engines held for streams in flight, no database.
+  { name: "transcription-live", entry: "services/transcription/src/live-worker.ts", portOffset: 10 },
   { name: "bff", entry: "services/bff/src/main.ts", portOffset: "bff" },
 ];
 

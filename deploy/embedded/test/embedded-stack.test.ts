@@ -168,6 +168,14 @@ describe("embedded mode: npm start", () => {
     runBrowserScript(stack!, "web/e2e/vocabulary.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 600_000);
   }, 660_000);
 
+  it("transcribes live from a fake microphone: words while it plays, then a saved transcription whose export holds them (live.mjs)", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    // live.mjs (decision 0030): Chromium's fake microphone plays espeak-ng speech into /live;
+    // the words appear while it plays (partial ones italic), pause/resume, stop saves it as a
+    // transcription whose batch pass completes and whose txt export holds the words.
+    runBrowserScript(stack!, "web/e2e/live.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 600_000);
+  }, 660_000);
+
   it("edits a transcript in the browser: correct, split, save, reload, play, export, history, restore, two tabs (editor.mjs)", async (context) => {
     if (!browserAvailable()) return context.skip();
     // editor.mjs (issue 19): the corrected word keeps the misrecognised word's time, plays and

@@ -19,6 +19,8 @@ import { MediaService } from "@transcribe/proto/media/v1/media";
 import { NotifierService } from "@transcribe/proto/notifier/v1/notifier";
 import { WebhooksService } from "@transcribe/proto/webhooks/v1/webhooks";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
+import { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
+import { execFileSync } from "node:child_process";
 import { SignJWT, importJWK } from "jose";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,7 +37,7 @@ import { getHealth, newStackDataDir, ownStackEnv, type RunningStack, startStack,
 const protoDir = path.join(repoRoot, "proto");
 const protoFiles = [
   "grpc/health/v1/health.proto",
-  ...["auth", "media", "transcription", "billing", "export", "blog", "notifier", "webhooks", "health"].map(
+  ...["auth", "media", "transcription", "billing", "export", "blog", "notifier", "webhooks", "health", "live"].map(
     (name) => `transcribe/${name}/v1/${name}.proto`,
   ),
 ];
@@ -69,6 +71,42 @@ function grpcCall(address: string, service: DescService, method: string, request
         resolve(error ? { error } : { bytes: bytes! });
       },
     );
+  });
+}
+
+/** A bidirectional stream through grpc-js: every request written, then the answers (plain objects) or the error. */
+function grpcBidi(
+  address: string,
+  service: DescService,
+  method: string,
+  requests: object[],
+  metadata: Metadata,
+  options: { deadline?: Date; cancelAfterFirst?: boolean; keepOpen?: boolean } = {},
+): Promise<{ answers: Array<Record<string, unknown>>; error?: grpc.ServiceError }> {
+  const definition = (definitions[service.typeName] as grpc.ServiceDefinition | undefined)?.[method];
+  if (!definition) throw new Error(`proto-loader has no ${service.typeName}/${method}`);
+  const client = new GenericClient(address, grpc.credentials.createInsecure());
+  const meta = new grpc.Metadata();
+  for (const [key, value] of Object.entries(metadata)) meta.set(key, value);
+  const call = client.makeBidiStreamRequest(definition.path, definition.requestSerialize, definition.responseDeserialize, meta, {
+    deadline: options.deadline ?? Date.now() + 120_000,
+  });
+  const answers: Array<Record<string, unknown>> = [];
+  return new Promise((resolve) => {
+    call.on("data", (answer: Record<string, unknown>) => {
+      answers.push(answer);
+      if (options.cancelAfterFirst) call.cancel();
+    });
+    call.on("error", (error: grpc.ServiceError) => {
+      client.close();
+      resolve({ answers, error });
+    });
+    call.on("end", () => {
+      client.close();
+      resolve({ answers });
+    });
+    for (const request of requests) call.write(request);
+    if (!options.keepOpen) call.end();
   });
 }
 
@@ -323,6 +361,48 @@ describe("gRPC over HTTP/2: grpc-js and grpcurl against the embedded stack", () 
     }
   });
 
+  it("the live worker's bidirectional stream through grpc-js: speech in, words out; deadline, cancellation, credentials", { timeout: 300_000 }, async () => {
+    const user = `grpc-live-${randomUUID()}`;
+    const headers = await bearer(LiveTranscriptionService, user);
+    const wav = path.join(dataDir, "live-speech.wav");
+    execFileSync("espeak-ng", ["-v", "en-us", "-s", "160", "-w", `${wav}.raw.wav`, "The library opens on Monday morning."]);
+    const pcm = execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-i", `${wav}.raw.wav`, "-ar", "16000", "-ac", "1", "-f", "s16le", "-"]);
+    const start = { start: { userId: user, model: "whisper-base", language: "en" } };
+    const frames = [];
+    for (let at = 0; at < pcm.length; at += 32_000) frames.push({ audio: pcm.subarray(at, at + 32_000) });
+
+    const session = await grpcBidi(address("transcription-live"), LiveTranscriptionService, "Transcribe", [start, ...frames, { stop: {} }], headers);
+    expect(session.error, session.error?.details).toBeUndefined();
+    expect(session.answers[0]).toHaveProperty("ready");
+    expect(session.answers.at(-1)).toMatchObject({ stopped: { reason: "stop" } });
+    const settled = session.answers.flatMap((a) => ((a.words as { settled?: Array<{ text: string }> } | undefined)?.settled ?? []).map((w) => w.text));
+    expect(settled.join("").toLowerCase()).toContain("library");
+
+    // The caller cancels: the slot is free again for the next session at once.
+    const cancelled = await grpcBidi(address("transcription-live"), LiveTranscriptionService, "Transcribe", [start], headers, { cancelAfterFirst: true, keepOpen: true });
+    expect(cancelled.error?.code).toBe(grpc.status.CANCELLED);
+    // A deadline the session outlives ends it with DEADLINE_EXCEEDED (and frees the slot too).
+    const late = await grpcBidi(address("transcription-live"), LiveTranscriptionService, "Transcribe", [start], headers, {
+      keepOpen: true,
+      deadline: new Date(Date.now() + 20_000),
+    });
+    expect(late.error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    const again = await grpcBidi(address("transcription-live"), LiveTranscriptionService, "Transcribe", [start, frames[0]!, { stop: {} }], headers);
+    expect(again.error, again.error?.details).toBeUndefined();
+
+    // Credentials: none → UNAUTHENTICATED; another user's id than the token's → PERMISSION_DENIED.
+    const anonymous = await grpcBidi(address("transcription-live"), LiveTranscriptionService, "Transcribe", [start, { stop: {} }], {});
+    expect(anonymous.error?.code).toBe(grpc.status.UNAUTHENTICATED);
+    const otherUser = await grpcBidi(
+      address("transcription-live"),
+      LiveTranscriptionService,
+      "Transcribe",
+      [{ start: { userId: "someone-else", language: "en" } }, { stop: {} }],
+      headers,
+    );
+    expect(otherUser.error?.code).toBe(grpc.status.PERMISSION_DENIED);
+  });
+
   describe("grpcurl (reflection)", () => {
     const binDir = process.env.K8S_TOOLS_DIR ?? path.join(process.env.HOME ?? "/root", ".cache/transcribe/bin");
     const grpcurl = [path.join(binDir, "grpcurl"), "/usr/local/bin/grpcurl"].find((p) => existsSync(p));
@@ -345,6 +425,7 @@ describe("gRPC over HTTP/2: grpc-js and grpcurl against the embedded stack", () 
       blog: "transcribe.blog.v1.BlogService",
       notifier: "transcribe.notifier.v1.NotifierService",
       webhooks: "transcribe.webhooks.v1.WebhooksService",
+      "transcription-live": "transcribe.live.v1.LiveTranscriptionService",
     };
 
     it.runIf(grpcurl)("lists and describes every service through reflection and makes a call", async () => {

@@ -46,6 +46,13 @@ import { developerPipeline } from "./developer/pipeline.js";
 import { createUploadSlots } from "./developer/upload-slots.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { WebhooksService } from "@transcribe/proto/webhooks/v1/webhooks";
+import fastifyWebsocket from "@fastify/websocket";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
+import { MAX_FRAME_BYTES } from "./live/close-codes.js";
+import { liveRoutes } from "./routes/live.js";
+import { realtimeRoutes } from "./routes/realtime.js";
 
 export interface BffOverrides {
   /** The image proxy's DNS resolver (tests answer with their own addresses). */
@@ -140,6 +147,18 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     maxFileBytes: config.API_MAX_FILE_BYTES,
     uploadSlots,
   });
+  // Live transcription (decision 0030): WebSockets relayed to the live worker's gRPC stream.
+  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_FRAME_BYTES + 1024 } });
+  const live = {
+    live: createServiceClient(LiveTranscriptionService, urls["transcription-live"], { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    pipeline: developer,
+    spoolDir: config.LIVE_SPOOL_DIR ?? path.join(tmpdir(), "transcribe-live"),
+    maxSeconds: config.LIVE_MAX_SECONDS,
+    trustedOrigins: [config.PUBLIC_BASE_URL, ...config.AUTH_TRUSTED_ORIGINS],
+    logger,
+  };
+  await app.register(liveRoutes, live);
+  await app.register(realtimeRoutes, live);
   await app.register(billingRoutes, { client: createServiceClient(BillingService, urls.billing, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(blogRoutes, { client: createServiceClient(BlogService, urls.blog, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(imageProxyRoutes, {

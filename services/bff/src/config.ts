@@ -20,6 +20,12 @@ export const bffConfigSchema = commonConfigSchema.extend({
   EXPORT_URL: serviceUrl(7006),
   BLOG_URL: serviceUrl(7007),
   NOTIFIER_URL: serviceUrl(7008),
+  /** The live transcription worker (decision 0030). */
+  TRANSCRIPTION_LIVE_URL: serviceUrl(7010),
+  /** A live session (page or /v1/realtime) is stopped after this much audio; the live worker has its own limit too. */
+  LIVE_MAX_SECONDS: env.positiveInt(3_600),
+  /** Where live audio is written as it arrives, before it becomes a file (default: the system's temporary directory). */
+  LIVE_SPOOL_DIR: env.optionalString(),
   /** The built SPA; the embedded launcher builds it on start. */
   WEB_DIST_DIR: z.string().default(path.resolve(import.meta.dirname, "../../../web/dist")),
   /** Deadline for one call to a service. */

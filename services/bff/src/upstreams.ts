@@ -14,6 +14,7 @@ export const upstreamNames = [
   "blog",
   "notifier",
   "webhooks",
+  "transcription-live",
 ] as const;
 export type UpstreamName = (typeof upstreamNames)[number];
 
@@ -28,6 +29,7 @@ export function upstreamUrls(config: BffConfig): Record<UpstreamName, string> {
     blog: config.BLOG_URL,
     notifier: config.NOTIFIER_URL,
     webhooks: config.WEBHOOKS_URL,
+    "transcription-live": config.TRANSCRIPTION_LIVE_URL,
   };
 }
 

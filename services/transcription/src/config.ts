@@ -165,3 +165,21 @@ export function speakerWeightsDownload(config: TranscriptionConfig): { url: stri
   if (!config.DIARIZATION_DOWNLOAD || config.DIARIZATION_WEIGHTS) return undefined;
   return { url: config.DIARIZATION_WEIGHTS_URL ?? SPEAKER_WHEEL_URL, to: path.resolve(config.DATA_DIR, "models", "speaker-encoder", SPEAKER_WHEEL) };
 }
+
+/** The live worker's variables (decision 0030). */
+export const liveConfig = transcriptionConfig.pick({
+  WHISPER_PYTHON: true,
+  WHISPER_MODEL_PATHS: true,
+  WHISPER_MODELS_DIR: true,
+  DATA_DIR: true,
+  WHISPER_COMPUTE_TYPE: true,
+}).extend({
+  /** Live sessions one live worker holds at once, each with its own engine process. */
+  LIVE_SLOTS: env.positiveInt(1),
+  /** A live session is stopped after this much audio. */
+  LIVE_MAX_SECONDS: env.positiveInt(3_600),
+  /** CTranslate2 threads per live session (0: every core). */
+  LIVE_THREADS: z.coerce.number().int().min(0).default(0),
+  WHISPER_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
+});
+export type LiveConfig = z.infer<typeof liveConfig>;

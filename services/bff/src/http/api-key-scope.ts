@@ -15,7 +15,7 @@ export function isApiKey(token: string): boolean {
  * needs the person's session: a leaked key cannot mint keys, register a webhook that
  * exfiltrates transcripts, or touch the account.
  */
-const KEY_ROUTE_PREFIXES = ["/v1/", "/api/v1/jobs", "/api/v1/transcriptions", "/api/v1/vocabulary", "/api/v1/files", "/api/v1/upload", "/api/v1/retrieve", "/api/v1/models"];
+const KEY_ROUTE_PREFIXES = ["/v1/", "/api/v1/jobs", "/api/v1/transcriptions", "/api/v1/vocabulary", "/api/v1/files", "/api/v1/upload", "/api/v1/retrieve", "/api/v1/models", "/api/v1/live"];
 
 export function apiKeyMayUse(routeUrl: string): boolean {
   return KEY_ROUTE_PREFIXES.some((prefix) => routeUrl === prefix || routeUrl.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`) || routeUrl.startsWith(`${prefix}?`));

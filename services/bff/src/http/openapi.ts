@@ -124,6 +124,8 @@ export async function openApi(app: FastifyInstance, settings: OpenApiSettings): 
           "The product API: upload a recording, transcribe it with a speech model, read, correct and export the transcript. " +
           "JSON with snake_case field names; every refusal is `{\"error\": {\"code\", \"message\", \"detail\"?}}` with the HTTP status. " +
           "Sign in with an e-mail link (`/auth/sign-in/magic-link`) and send the session cookie, or send an API key as `Authorization: Bearer tsk_…`. " +
+          "Live transcription is a WebSocket, outside this document: `GET /api/v1/live` and the OpenAI Realtime API's transcription session at `GET /v1/realtime?intent=transcription`, " +
+          "described in the repository's docs/api.md, section \"Live transcription\". " +
           "Human-readable reference: `/api/docs`.",
       },
       servers: [{ url: settings.publicBaseUrl, description: "This server" }],

@@ -19,6 +19,10 @@ import { machineFonts } from "../../../export/test/helpers.js";
 import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
 import { transcriptionServiceImpl } from "@transcribe/transcription/rpc/transcription-service";
 import { JobRunner } from "@transcribe/transcription/worker/job-runner";
+import { LiveEngineProcess } from "@transcribe/transcription/engines/local/live-process";
+import { liveServiceImpl } from "@transcribe/transcription/live/live-service";
+import { SlotPool } from "@transcribe/transcription/live/slots";
+import { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
 import { migratedDatabase, whisperModelsDir, whisperPython } from "../../../transcription/test/helpers.js";
 import { buildBff } from "../../src/app.js";
 import { bffConfigSchema } from "../../src/config.js";
@@ -32,6 +36,8 @@ export interface DeveloperStack {
   /** A second BFF over the same services with other settings (e.g. a short sync wait). */
   extraBff(env: Record<string, string>): Promise<string>;
   signIn(email: string): Promise<string>;
+  /** The live worker's slots and engines, when started with `live`. */
+  live?: { slots: SlotPool<LiveEngineProcess>; engines: LiveEngineProcess[] };
   close(): Promise<void>;
 }
 
@@ -45,6 +51,8 @@ export interface StackOptions {
   bffEnv?: Record<string, string>;
   /** Start the webhooks service too, fed by the transcription events over the embedded bus. */
   webhooks?: { env: Record<string, string>; resolver?: HostResolver };
+  /** Start the live transcription worker (real streaming engine) with this many slots. */
+  live?: { slots: number; maxSeconds?: number };
 }
 
 export async function startDeveloperStack(options: StackOptions = {}): Promise<DeveloperStack> {
@@ -139,6 +147,30 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
     });
   }
 
+  let live: DeveloperStack["live"];
+  let liveUrl: string | undefined;
+  if (options.live) {
+    const engines = Array.from({ length: options.live.slots }, () => new LiveEngineProcess(whisperPython, logger));
+    const slots = new SlotPool(engines);
+    const server = await startServiceServer({
+      name: "transcription-live",
+      host: "127.0.0.1",
+      port: 0,
+      logger,
+      routes: (router) =>
+        router.service(
+          LiveTranscriptionService,
+          liveServiceImpl({ slots, locations, maxSeconds: options.live!.maxSeconds ?? 600, threads: 2, computeType: "int8", device: "cpu", logger }),
+        ),
+    });
+    live = { slots, engines };
+    liveUrl = server.url;
+    stops.push(async () => {
+      await server.close();
+      for (const engine of engines) engine.kill();
+    });
+  }
+
   const bffs: Array<Awaited<ReturnType<typeof buildBff>>> = [];
   async function startBff(env: Record<string, string>): Promise<string> {
     const port = await freePort();
@@ -150,6 +182,7 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
         TRANSCRIPTION_URL: transcription.url,
         EXPORT_URL: exportServer.url,
         ...(webhooksUrl ? { WEBHOOKS_URL: webhooksUrl } : {}),
+        ...(liveUrl ? { TRANSCRIPTION_LIVE_URL: liveUrl } : {}),
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         ...env,
       }),
@@ -166,6 +199,7 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
     auth,
     media,
     extraBff: startBff,
+    ...(live ? { live } : {}),
     signIn: async (email) => (await signInWithMagicLink(auth, email)).cookieHeader(),
     async close() {
       for (const bff of bffs) await bff.close();

@@ -28,6 +28,8 @@ const undocumented: Record<string, string> = {
   "* /auth/*": "as above",
   "GET /api/docs/redoc.js": "the reference page's scripts",
   "GET /api/docs/init.js": "the reference page's scripts",
+  "GET /api/v1/live": "a WebSocket (live transcription), described in docs/api.md, which the document's description links to",
+  "GET /v1/realtime": "a WebSocket (OpenAI Realtime API transcription sessions), described in docs/api.md",
   "GET /healthz": "Kubernetes probe",
   "GET /readyz": "Kubernetes probe",
 };

@@ -205,6 +205,9 @@ export const apiCases: Record<string, ApiCase> = {
   "DELETE /api/v1/voices/:id": byId("DELETE", () => "/api/v1/voices/00000000-0000-4000-8000-00000000b0ce"),
   "POST /api/v1/jobs": own("POST", "/api/v1/jobs", (ctx) => ({ url: "http://127.0.0.1/b.mp3", file_id: ctx.ids.bFile })),
   "POST /v1/audio/transcriptions": own("POST", "/v1/audio/transcriptions", () => ({ model: "whisper-1" })),
+  // WebSockets (decision 0030): the session (or key) decides the user; a plain GET is refused without an upgrade.
+  "GET /api/v1/live": own("GET", "/api/v1/live"),
+  "GET /v1/realtime": own("GET", "/v1/realtime?intent=transcription"),
   "POST /v1/audio/translations": own("POST", "/v1/audio/translations", () => ({ model: "whisper-1" })),
   "GET /v1/models": own("GET", "/v1/models"),
   "GET /api/v1/blog/posts": public_(),

@@ -14,6 +14,7 @@ const everyServiceRpc = [
   "transcribe.blog.v1.BlogService/*",
   "transcribe.notifier.v1.NotifierService/*",
   "transcribe.webhooks.v1.WebhooksService/*",
+  "transcribe.live.v1.LiveTranscriptionService/*",
 ];
 
 export const builtInGrants: Grants = {

@@ -1,4 +1,5 @@
-import { createFileRoute, useNavigate } from "@tanstack/react-router";
+import { createFileRoute, Link, useNavigate } from "@tanstack/react-router";
+import { buttonClassName } from "../../components/ui";
 import { useCallback } from "react";
 import { z } from "zod";
 import { PlanCard } from "../../features/billing/PlanCard";
@@ -29,6 +30,9 @@ function DashboardPage() {
       <header className="page-header">
         <h1>Your Transcriptions</h1>
         <p className="muted">Upload a recording, pick a model and a language, and follow its progress below.</p>
+        <Link to="/live" className={buttonClassName({ variant: "secondary" })}>
+          Start live transcription
+        </Link>
       </header>
       <PlanCard recheckEvery={recheckEvery} />
       <UploadPanel />

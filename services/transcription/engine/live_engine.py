@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Streaming Whisper engine for the live transcription worker (decision 0030).
+
+One long-lived process per live worker slot; it holds the model and serves one live
+session after another. JSON lines on stdin, JSON lines on stdout, logs on stderr:
+
+  {"op": "start", "model_dir": "/path", "language": "en" | null, "threads": 2,
+   "compute_type": "int8", "device": "cpu", "beam_size": 1, "prompt": null}
+  {"op": "audio", "pcm": "<base64 of 16 kHz mono signed 16-bit little-endian samples>"}
+  {"op": "flush"}          (settle everything heard so far now, then go on: "words" with "flushed")
+  {"op": "stop"}           (decode what is left, settle everything, then "stopped")
+  {"op": "ping"}
+
+  {"event": "ready", "load_seconds": 0.8}                                   (after start)
+  {"event": "words", "settled": [word...], "partial": [word...], "audio_seconds": 12.5,
+   "decode_seconds": 0.41}
+  {"event": "stopped", "audio_seconds": 31.2}
+  {"event": "pong"}
+  {"event": "error", "kind": "...", "message": "..."}
+  word = {"word": " hello", "start": 1.02, "end": 1.31, "probability": 0.93}
+
+"settled" words are new since the last event and never change again; "partial" is the
+whole unsettled tail as it stands now (it replaces the previous one). Times are seconds
+from the start of the session's audio.
+
+The policy is whisper_streaming's LocalAgreement-2 (Macháček et al., 2023), VAD-gated:
+
+- audio collects in a buffer; whenever `MIN_CHUNK_SECONDS` of new audio has arrived, the
+  whole buffer is decoded again (prompted with the settled text that has left it);
+- a word is settled when two consecutive hypotheses agree on it (the longest common
+  prefix of the new hypothesis and the previous one, after the settled words);
+- Silero VAD gates the decoder: a buffer without speech is not decoded (no invented
+  text in silence), and once the speaker has paused for `PAUSE_SECONDS`, every word of
+  the latest hypothesis that ends before the pause is settled at once, without waiting
+  for a second agreeing hypothesis;
+- the buffer is trimmed at the end of the last settled segment once it is longer than
+  `TRIM_SECONDS`, and at the settled words' end after a pause, so a decode never covers
+  more than about `TRIM_SECONDS` (Whisper's window is 30 s).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import queue
+import re
+import sys
+import threading
+import time
+import traceback
+
+from whisper_engine import EngineError, decode_options, exit_with_parent, load_model, log, send
+
+SAMPLE_RATE = 16000
+MIN_CHUNK_SECONDS = float(os.environ.get("LIVE_MIN_CHUNK_SECONDS", "0.6"))
+TRIM_SECONDS = float(os.environ.get("LIVE_TRIM_SECONDS", "12"))
+PAUSE_SECONDS = float(os.environ.get("LIVE_PAUSE_SECONDS", "0.6"))
+PROMPT_CHARS = 200
+
+
+def _key(word: str) -> str:
+    return re.sub(r"[^\w']+", "", word.lower())
+
+
+class LivePolicy:
+    """The streaming policy, apart from I/O: feed samples, call step(), read words."""
+
+    def __init__(self, decode, vad=None, min_chunk=MIN_CHUNK_SECONDS, trim=TRIM_SECONDS, pause=PAUSE_SECONDS):
+        import numpy as np
+
+        self.np = np
+        self.decode = decode  # (samples, prompt) -> list of segments [{"end", "words": [{word,start,end,probability}]}] in buffer time
+        self.vad = vad  # (samples) -> list of (start, end) speech seconds in buffer time, or None: no gating
+        self.min_chunk = min_chunk
+        self.trim = trim
+        self.pause = pause
+        self.buffer = np.zeros(0, dtype=np.float32)
+        self.offset = 0.0  # session time of buffer[0]
+        self.received = 0.0
+        self.decoded_at = 0.0  # `received` at the last decode
+        self.settled: list = []
+        self.previous: list = []  # the last hypothesis beyond the settled words
+        self.partial: list = []
+
+    @property
+    def settled_end(self) -> float:
+        return self.settled[-1]["end"] if self.settled else 0.0
+
+    def feed(self, samples) -> None:
+        self.buffer = self.np.concatenate([self.buffer, samples])
+        self.received += len(samples) / SAMPLE_RATE
+
+    def due(self) -> bool:
+        return self.received - self.decoded_at >= self.min_chunk
+
+    def step(self, final: bool = False) -> list:
+        """One decode of the buffer; returns the words settled by it."""
+        self.decoded_at = self.received
+        buffer_seconds = len(self.buffer) / SAMPLE_RATE
+        speech = None
+        if self.vad is not None and buffer_seconds > 0:
+            speech = self.vad(self.buffer)
+            if not speech:
+                # Nothing spoken in the buffer: settle what was heard before, drop the rest
+                # but a short tail (a word may be starting).
+                newly = self._settle(self.previous) if final or self.previous else []
+                self._cut(max(0.0, buffer_seconds - 0.5))
+                self.previous, self.partial = [], []
+                return newly
+        if buffer_seconds < 0.3 and not final:
+            return []
+        hypothesis, segment_ends = self._hypothesis()
+        if final:
+            newly = self._settle(hypothesis)
+            self.previous, self.partial = [], []
+            self._cut(buffer_seconds)
+            return newly
+        agreed = 0
+        while (
+            agreed < len(hypothesis)
+            and agreed < len(self.previous)
+            and _key(hypothesis[agreed]["word"]) == _key(self.previous[agreed]["word"])
+        ):
+            agreed += 1
+        newly = self._settle(hypothesis[:agreed])
+        rest = hypothesis[agreed:]
+        # After a pause the utterance is complete: settle what ends before it.
+        if speech is not None and rest:
+            speech_end = speech[-1][1]
+            if buffer_seconds - speech_end >= self.pause:
+                limit = self.offset + speech_end + 0.2
+                done = [w for w in rest if w["end"] <= limit]
+                newly += self._settle(done)
+                rest = rest[len(done):]
+        self.previous = rest
+        self.partial = rest
+        self._trim(segment_ends, speech, buffer_seconds)
+        return newly
+
+    def _hypothesis(self):
+        prompt_words, length = [], 0
+        for w in reversed(self.settled):
+            if w["end"] > self.offset:
+                continue
+            length += len(w["word"])
+            if length > PROMPT_CHARS:
+                break
+            prompt_words.append(w["word"])
+        prompt = "".join(reversed(prompt_words)).strip() or None
+        segments = self.decode(self.buffer, prompt)
+        words, ends = [], []
+        for segment in segments:
+            ends.append(self.offset + segment["end"])
+            for w in segment["words"]:
+                words.append({**w, "start": round(self.offset + w["start"], 3), "end": round(self.offset + w["end"], 3)})
+        # Only what comes after the settled words: by time, then any repeated n-gram at the seam.
+        words = [w for w in words if w["start"] > self.settled_end - 0.1]
+        if self.settled and words:
+            for n in range(min(5, len(self.settled), len(words)), 0, -1):
+                tail = [_key(w["word"]) for w in self.settled[-n:]]
+                head = [_key(w["word"]) for w in words[:n]]
+                if tail == head:
+                    words = words[n:]
+                    break
+        return words, ends
+
+    def _settle(self, words: list) -> list:
+        words = [w for w in words if _key(w["word"]) or w["word"].strip()]
+        self.settled.extend(words)
+        return words
+
+    def _trim(self, segment_ends: list, speech, buffer_seconds: float) -> None:
+        if not self.settled:
+            return
+        if not self.previous and speech is not None and buffer_seconds - speech[-1][1] >= self.pause:
+            # Everything heard is settled and the speaker paused: start afresh after it.
+            self._cut(max(0.0, self.settled_end - self.offset))
+            return
+        if buffer_seconds <= self.trim:
+            return
+        cuts = [end for end in segment_ends if end <= self.settled_end + 0.01]
+        cut = cuts[-1] if cuts else None
+        if cut is None and buffer_seconds > 2 * self.trim:
+            cut = self.settled_end  # no segment end to cut at: cut at the settled words
+        if cut is not None and cut > self.offset:
+            self._cut(cut - self.offset)
+
+    def _cut(self, seconds: float) -> None:
+        samples = int(seconds * SAMPLE_RATE)
+        if samples <= 0:
+            return
+        self.buffer = self.buffer[samples:]
+        self.offset += samples / SAMPLE_RATE
+
+
+def whisper_decoder(model, request: dict):
+    language = request.get("language") or None
+    if language and not model.model.is_multilingual and language != "en":
+        raise EngineError("bad_request", f"This model only understands English, not '{language}'")
+    options = decode_options({"beam_size": request.get("beam_size") or 1}, language, "transcribe", [0.0, 0.2, 0.4])
+
+    def decode(samples, prompt):
+        nonlocal language
+        segments, info = model.transcribe(samples, **{**options, "language": language, "initial_prompt": prompt}, vad_filter=False)
+        out = [
+            {
+                "end": s.end,
+                "words": [
+                    {"word": w.word, "start": w.start, "end": w.end, "probability": round(w.probability, 4)}
+                    for w in (s.words or [])
+                ],
+            }
+            for s in segments
+        ]
+        # The language detected on the first speech holds for the session (no flip-flopping).
+        if language is None and out:
+            language = info.language
+        return out
+
+    return decode
+
+
+def silero_vad():
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    options = VadOptions(min_silence_duration_ms=300, speech_pad_ms=100)
+
+    def vad(samples):
+        return [(s["start"] / SAMPLE_RATE, s["end"] / SAMPLE_RATE) for s in get_speech_timestamps(samples, options)]
+
+    return vad
+
+
+def reader(inbox: "queue.Queue") -> None:
+    for line in sys.stdin:
+        line = line.strip()
+        if line:
+            inbox.put(line)
+    inbox.put(None)
+
+
+def main() -> None:
+    import numpy as np
+
+    exit_with_parent()
+    log(f"live engine ready (pid {os.getpid()})")
+    inbox: "queue.Queue" = queue.Queue()
+    threading.Thread(target=reader, args=(inbox,), daemon=True).start()
+    policy = None
+    vad = None
+    while True:
+        # Take every message that is waiting; block only when there is nothing to decode.
+        messages = []
+        try:
+            block = policy is None or not policy.due()
+            messages.append(inbox.get(timeout=0.1) if block else inbox.get_nowait())
+            while True:
+                messages.append(inbox.get_nowait())
+        except queue.Empty:
+            pass
+        stop = False
+        flush = False
+        for line in messages:
+            if line is None:
+                return
+            try:
+                request = json.loads(line)
+                op = request.get("op")
+                if op == "audio":
+                    if policy is None:
+                        raise EngineError("bad_request", "audio before start")
+                    pcm = base64.b64decode(request["pcm"])
+                    if len(pcm) % 2:
+                        raise EngineError("bad_audio", "PCM frames hold 16-bit samples: an odd number of bytes")
+                    policy.feed(np.frombuffer(pcm, np.int16).astype(np.float32) / 32768.0)
+                elif op == "start":
+                    model, seconds = load_model(
+                        request["model_dir"],
+                        request.get("compute_type") or "int8",
+                        int(request.get("threads") or 0),
+                        request.get("device") or "cpu",
+                    )
+                    vad = vad or silero_vad()
+                    policy = LivePolicy(whisper_decoder(model, request), vad)
+                    send({"event": "ready", "load_seconds": seconds, "multilingual": model.model.is_multilingual})
+                elif op == "stop":
+                    stop = True
+                elif op == "flush":
+                    flush = True
+                elif op == "ping":
+                    send({"event": "pong", "pid": os.getpid()})
+                else:
+                    raise EngineError("bad_request", f"Unknown op {op!r}")
+            except EngineError as error:
+                send({"event": "error", "kind": error.kind, "message": str(error)})
+            except Exception as error:
+                log(traceback.format_exc())
+                send({"event": "error", "kind": "engine", "message": f"{type(error).__name__}: {error}"})
+        if policy is None:
+            continue
+        try:
+            if stop or flush or policy.due():
+                started = time.monotonic()
+                cpu_started = time.process_time()
+                buffer_seconds = len(policy.buffer) / SAMPLE_RATE
+                settled = policy.step(final=stop or flush)
+                send(
+                    {
+                        "event": "words",
+                        "settled": settled,
+                        "partial": policy.partial,
+                        "audio_seconds": round(policy.received, 3),
+                        "decode_seconds": round(time.monotonic() - started, 3),
+                        # CPU time of the step (all threads) and the buffer it decoded: the load-independent cost.
+                        "decode_cpu_seconds": round(time.process_time() - cpu_started, 3),
+                        "buffer_seconds": round(buffer_seconds, 2),
+                        "flushed": flush,
+                    }
+                )
+            if stop:
+                send({"event": "stopped", "audio_seconds": round(policy.received, 3)})
+                policy = None
+        except Exception as error:
+            log(traceback.format_exc())
+            send({"event": "error", "kind": "engine", "message": f"{type(error).__name__}: {error}"})
+            policy = None
+
+
+if __name__ == "__main__":
+    main()
