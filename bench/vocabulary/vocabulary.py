@@ -28,7 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "services", "transcription", "engine"))
 import whisper_engine  # noqa: E402
 
-AMI = os.environ.get("AMI_DIR", "/work/shared/data/diarization")
+_BESIDE_CLONE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data", "diarization")
+AMI = os.environ.get("AMI_DIR", _BESIDE_CLONE if os.path.isdir(_BESIDE_CLONE) else "/work/shared/data/diarization")
 MODELS = os.environ.get("WHISPER_MODELS_DIR", os.path.expanduser("~/.cache/transcribe/models"))
 
 # Terms said in the clips (as heard when listening through the outputs of both models), and

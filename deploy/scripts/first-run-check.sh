@@ -12,7 +12,7 @@
 # 6. deploy/scripts/first-transcript-check.mjs signs in through the mail catcher, uploads a
 #    WAV that espeak-ng speaks from a known script, starts it with the default local model
 #    and requires `completed` with the script's words; then a real two-person meeting excerpt
-#    (AMI, from DIARIZATION_DATA_DIR, default /work/shared/data/diarization; where that is
+#    (AMI, from DIARIZATION_DATA_DIR, default ../shared/data/diarization beside the clone; where that is
 #    missing, two espeak-ng voices made distinct by sox) with "Identify speakers", which must
 #    complete with at least two speakers, their turns and an RTTM export, with no system ffmpeg;
 # 7. Ctrl-C, then `npm start` again: seconds until health says every service is ok (warm).
@@ -60,7 +60,9 @@ trap cleanup EXIT
 
 text="Please call Stella. Ask her to bring these things with her from the store: six spoons of fresh snow peas, five thick slabs of blue cheese, and maybe a snack for her brother Bob."
 espeak-ng -v en-us -s 150 -w "$work/speech.wav" "$text"
-speakers_wav="${DIARIZATION_DATA_DIR:-/work/shared/data/diarization}/ami_dev00.wav"
+ami_dir="${DIARIZATION_DATA_DIR:-$repo/../shared/data/diarization}"
+[ -d "$ami_dir" ] || ami_dir=/work/shared/data/diarization
+speakers_wav="$ami_dir/ami_dev00.wav"
 if [ ! -f "$speakers_wav" ]; then
   # No real meeting here: two voices a pitch apart, taking turns (as bench/diarization/conversation.ts).
   speakers_wav="$work/two-voices.wav"; parts=()

@@ -19,7 +19,10 @@ import { bffConfigSchema } from "../src/config.js";
 
 const logger = createLogger("bff-vocabulary-test", "silent");
 /** Real meeting speech: 30-second AMI Meeting Corpus excerpts (their README). */
-const AMI = process.env.AMI_DIR ?? "/work/shared/data/diarization";
+const AMI =
+  process.env.AMI_DIR ??
+  [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) => existsSync(dir)) ??
+  "../shared/data/diarization";
 const ABSENT = ["Kubernetes", "Zanzibar", "Okonkwo"];
 
 /**
