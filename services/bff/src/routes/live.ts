@@ -10,6 +10,7 @@ import { CROSS_SITE_MESSAGE, isSameOriginRequest } from "../http/csrf.js";
 import { sessionCookies } from "../http/session.js";
 import { LIVE_CLOSE, closeWith, MAX_FRAME_BYTES, outcomeClose } from "../live/close-codes.js";
 import { LiveSession, type LiveWordOut } from "../live/session.js";
+import { requireWebSocketUpgrade } from "../live/upgrade.js";
 
 export interface LiveRouteOptions {
   live: Client<typeof LiveTranscriptionService>;
@@ -44,6 +45,8 @@ export async function liveRoutes(app: FastifyInstance, options: LiveRouteOptions
       websocket: true,
       schema: { hide: true, querystring: liveQuery },
       preHandler: async (request, reply) => {
+        await requireWebSocketUpgrade(request, reply);
+        if (reply.sent) return;
         if (sessionCookies(request.headers.cookie) && !isSameOriginRequest(request.headers, request.host, trusted)) {
           request.log.warn({ origin: request.headers.origin }, "cross-site live session refused");
           return sendApiError(reply, 403, "permission_denied", CROSS_SITE_MESSAGE);

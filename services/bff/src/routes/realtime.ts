@@ -5,6 +5,7 @@ import { z } from "zod";
 import { LIVE_CLOSE, closeWith, outcomeClose } from "../live/close-codes.js";
 import { Downsampler24To16 } from "../live/pcm.js";
 import { LiveSession } from "../live/session.js";
+import { requireWebSocketUpgrade } from "../live/upgrade.js";
 import type { LiveRouteOptions } from "./live.js";
 
 const realtimeQuery = z.object({ intent: z.literal("transcription") });
@@ -38,7 +39,7 @@ const id = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, "").slice
  * `completed`. The session is saved as a transcription, like one from the live page.
  */
 export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOptions): Promise<void> {
-  app.get("/v1/realtime", { websocket: true, schema: { hide: true, querystring: realtimeQuery } }, (socket: WebSocket, request) => {
+  app.get("/v1/realtime", { websocket: true, schema: { hide: true, querystring: realtimeQuery }, preHandler: requireWebSocketUpgrade }, (socket: WebSocket, request) => {
     const userId = request.user!.id;
     const sessionId = id("sess");
     const send = (event: Record<string, unknown>) => {
