@@ -71,7 +71,8 @@ try {
   check("Export downloads the same list as a text file", exported.trim() === VOCABULARY, exported);
   await shot("saved");
 
-  await page.goto(`${baseUrl}/dashboard`);
+  // The sign-in link lands on the server's public origin (localhost); the session cookie is there.
+  await page.goto(`${new URL(page.url()).origin}/dashboard`);
   await page.getByTestId("file-input").setInputFiles(audioPath);
   const startForm = page.getByRole("form", { name: "Start transcription" });
   if (!check("once uploaded and processed, the start form is shown", await visible(startForm, PROCESSING_TIMEOUT_MS))) throw new Error("the file was not processed");
