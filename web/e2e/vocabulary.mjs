@@ -96,7 +96,8 @@ try {
   check("the transcription completes", status === "Completed", `${status}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (status !== "Completed") throw new Error(`the transcription ended '${status}'`);
   const list = await page.evaluate(async () => (await fetch("/api/v1/transcriptions?limit=10", { credentials: "include" })).json());
-  const mine = list.transcriptions.find((t) => t.display_name === displayName);
+  const mine = list.transcriptions.find((t) => t.display_name.startsWith(displayName));
+  if (!mine) throw new Error(`${displayName} is not in the list: ${list.transcriptions.map((t) => t.display_name).join(", ")}`);
   const detail = await page.evaluate(async (tid) => (await fetch(`/api/v1/transcriptions/${tid}`, { credentials: "include" })).json(), mine.id);
   await row.first().getByRole("link").click();
   await page.waitForURL((url) => url.pathname.startsWith("/transcript/"), { timeout: TIMEOUT_MS });
