@@ -55,6 +55,21 @@ describe("speaker rules", () => {
     ]);
   });
 
+  it("gives a zero-length word the turn it lies in", () => {
+    const { segments } = assignSpeakers(
+      [
+        { start: 0, end: 1, text: " Yes.", words: [{ word: " Yes.", start: 0.5, end: 0.5 }] },
+        { start: 4.5, end: 5.5, text: " No.", words: [{ word: " No.", start: 5, end: 5 }] },
+      ],
+      [
+        { start: 0, end: 1, speaker: "S4" },
+        { start: 4.5, end: 5.5, speaker: "S9" },
+      ],
+    );
+    expect(segments.flatMap((s) => s.words.map((w) => w.speaker))).toEqual(["S1", "S2"]);
+    expect(segments.map((s) => s.speaker)).toEqual(["S1", "S2"]);
+  });
+
   it("checks names and counts with clear messages", () => {
     expect(validateSpeakerName("  Alice  ")).toBe("Alice");
     expect(() => validateSpeakerName("   ")).toThrow("Speaker name cannot be empty");

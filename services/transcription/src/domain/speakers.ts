@@ -65,8 +65,9 @@ function speakerAt(turns: readonly SpeakerTurn[], start: number, end: number): s
       bestOverlap = o;
       best = t.speaker;
     }
-    const gap = Math.max(t.start - end, start - t.end);
-    if (gap >= 0 && gap < nearestGap) {
+    // A zero-length word inside a turn overlaps it by 0 s: its gap is 0, so it still takes that turn.
+    const gap = Math.max(0, t.start - end, start - t.end);
+    if (gap < nearestGap) {
       nearestGap = gap;
       nearest = t.speaker;
     }
