@@ -122,6 +122,12 @@ export function syntheticTranscript(options: SyntheticOptions): Transcript {
     duration: options.durationSeconds,
     text: segments.map((segment) => segment.text).join(" "),
     segments,
+    // Two voices taking turns every few segments, so the rttm export has turns to write.
+    speakers: [
+      { id: "S1", name: "Ada Lovelace" },
+      { id: "S2", name: "S2" },
+    ],
+    speakerTurns: segments.map((segment) => ({ start: segment.start, end: segment.end, speaker: Math.floor(segment.id / 3) % 2 ? "S2" : "Ada Lovelace" })),
   };
 }
 
