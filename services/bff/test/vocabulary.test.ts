@@ -1,23 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import os from "node:os";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { createLogger, createServiceClient, loadConfig, startServiceServer, type ServiceServer } from "@transcribe/platform";
-import { freePort } from "@transcribe/platform/testing";
-import { MediaService } from "@transcribe/proto/media/v1/media";
-import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthHarness, signInWithMagicLink, startAuth } from "../../auth/test/harness.js";
-import { startMedia, waitFor, type MediaHarness } from "../../media/test/harness.js";
-import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
-import { transcriptionServiceImpl } from "@transcribe/transcription/rpc/transcription-service";
-import { SPEAKER_WHEEL } from "@transcribe/transcription/engines/local/diarizer";
-import { JobRunner } from "@transcribe/transcription/worker/job-runner";
-import { engineUnavailable, migratedDatabase, whisperModelsDir, whisperPython } from "../../transcription/test/helpers.js";
-import { buildBff } from "../src/app.js";
-import { bffConfigSchema } from "../src/config.js";
+import { waitFor, } from "../../media/test/harness.js";
+import { engineUnavailable, } from "../../transcription/test/helpers.js";
+import { type DashboardStack, startDashboardStack } from "./dashboard-stack.js";
 
-const logger = createLogger("bff-vocabulary-test", "silent");
 /** Real meeting speech: 30-second AMI Meeting Corpus excerpts (their README). */
 const AMI =
   process.env.AMI_DIR ??
@@ -33,86 +21,18 @@ const ABSENT = ["Kubernetes", "Zanzibar", "Okonkwo"];
  * or "I link" whatever the prompt, which the "sounds like" spellings fix.
  */
 describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary through the BFF on real speech", () => {
-  let auth: AuthHarness;
-  let media: MediaHarness;
-  let database: Awaited<ReturnType<typeof migratedDatabase>>;
-  let transcription: ServiceServer;
-  let worker: JobRunner;
-  let bff: Awaited<ReturnType<typeof buildBff>>;
   let origin: string;
-  let dir: string;
   let alice: string;
   let bob: string;
+  let stack: DashboardStack | undefined;
 
   beforeAll(async () => {
-    const bffPort = await freePort();
-    origin = `http://127.0.0.1:${bffPort}`;
-    dir = await mkdtemp(path.join(os.tmpdir(), "bff-vocabulary-"));
-    [auth, media, database] = await Promise.all([
-      startAuth(),
-      startMedia({ env: { STORAGE_PUBLIC_URL: `${origin}/api/v1/storage` } }),
-      migratedDatabase(),
-    ]);
-    const mediaClient = createServiceClient(MediaService, media.url);
-    transcription = await startServiceServer({
-      name: "transcription",
-      host: "127.0.0.1",
-      port: 0,
-      logger,
-      routes: (router) =>
-        router.service(
-          TranscriptionService,
-          transcriptionServiceImpl({
-            db: database.db,
-            media: mediaClient,
-            catalog: { locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: path.join(dir, "models"), allowDownload: false }, engines: new Set(["local"]) },
-            maxAttempts: 3,
-            logger,
-          }),
-        ),
-    });
-    worker = new JobRunner({
-      db: database.db,
-      media: mediaClient,
-      logger,
-      diarizer: { python: whisperPython, weightsCandidates: [path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL)] },
-      createTranscriber: () =>
-        new LocalTranscriber({
-          python: whisperPython,
-          locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: path.join(dir, "models"), allowDownload: false },
-          computeType: "int8",
-          threads: 2,
-          beamSize: 1,
-          chunkSeconds: 300,
-          overlapSeconds: 5,
-          chunkTimeFactor: 20,
-          logger,
-        }),
-      options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 500, mediaWaitMaxSeconds: 300, timeFactor: 20, concurrency: 1 },
-    });
-    worker.start();
-    bff = await buildBff(
-      loadConfig(bffConfigSchema, {
-        WEB_DIST_DIR: "/nonexistent",
-        AUTH_URL: auth.server.url,
-        MEDIA_URL: media.url,
-        TRANSCRIPTION_URL: transcription.url,
-      }),
-      logger,
-    );
-    await bff.listen({ host: "127.0.0.1", port: bffPort });
-    alice = (await signInWithMagicLink(auth, "alice-vocabulary@example.com")).cookieHeader();
-    bob = (await signInWithMagicLink(auth, "bob-vocabulary@example.com")).cookieHeader();
+    stack = await startDashboardStack("vocabulary");
+    ({ origin, alice, bob } = stack);
   }, 180_000);
 
   afterAll(async () => {
-    await bff?.close();
-    await worker?.stop();
-    await transcription?.close();
-    await media?.stop();
-    await auth?.close();
-    await database?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await stack?.stop();
   });
 
   const api = (cookie: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
