@@ -13,19 +13,13 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
 
-const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
-if (!baseUrl || !mailUrl) {
-  console.error("usage: node web/e2e/voices.mjs <base-url> <mail-catcher-url> [screenshot-dir]");
-  process.exit(2);
-}
+const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
-const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
-const PROCESSING_TIMEOUT_MS = Number(process.env.E2E_PROCESSING_TIMEOUT_MS ?? 120_000);
-const TRANSCRIPTION_TIMEOUT_MS = Number(process.env.E2E_TRANSCRIPTION_TIMEOUT_MS ?? 300_000);
 const LOW = "Alex Example";
 const HIGH = "Blair Example";
 
