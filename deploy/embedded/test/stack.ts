@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
-import { freePort } from "@transcribe/platform/testing";
+import { freePort, freePortBlock } from "@transcribe/platform/testing";
 import { repoRoot } from "../src/config.js";
 
 /** A fresh data directory under .data/ for one stack (`prefix` names who made it). */
@@ -24,7 +24,7 @@ export async function ownStackEnv(dataDir: string): Promise<OwnStackEnv> {
   return {
     DATA_DIR: dataDir,
     BFF_PORT: String(await freePort()),
-    SERVICE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 20_000)),
+    SERVICE_PORT_BASE: String(await freePortBlock(16)),
     EMBEDDED_PG_PORT: String(await freePort()),
     MAILDEV_SMTP_PORT: String(await freePort()),
     MAILDEV_WEB_PORT: String(await freePort()),

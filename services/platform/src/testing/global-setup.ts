@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "../db/embedded-postgres.js";
+import { freePort } from "./free-port.js";
 
 /**
  * Starts one real PostgreSQL for the whole test run (unless TEST_POSTGRES_URL points at
@@ -27,16 +27,4 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }

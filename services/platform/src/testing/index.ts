@@ -1,5 +1,5 @@
 export { createTestDatabase } from "./postgres.js";
-export { freePort } from "./global-setup.js";
+export { freePort, freePortBlock } from "./free-port.js";
 export { serviceKeyEnv } from "./service-keys.js";
 export { skipGroups, SKIPS_FILE_ENV, type RecordedSkip, type SkipGroup } from "./skip-groups.js";
 export { skipWhen } from "./skips.js";

@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "../../src/testing/index.js";
+import { createTestDatabase, freePort } from "../../src/testing/index.js";
 import { startOtlpReceiver, SpanKinds, type ReceivedSpan } from "./otlp-receiver.js";
 
 const repoRoot = path.resolve(import.meta.dirname, "../../../..");
@@ -48,17 +47,6 @@ function start(entry: string, env: Record<string, string>): RunningProcess {
         child.kill("SIGTERM");
       }),
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
