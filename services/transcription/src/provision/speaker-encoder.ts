@@ -69,7 +69,9 @@ export async function ensureSpeakerEncoder(modelsDir: string, options: { url?: s
   const url = options.url || SPEAKER_WHEEL_URL;
   report({ step: "model", message: `downloading the speaker encoder from ${url}` });
   await fetchSpeakerEncoder(url, target).catch((error: Error) => {
-    throw new ProvisionError(`the speaker encoder could not be fetched from ${url}: ${error.message}`);
+    // fetch() says only "fetch failed"; the reason (DNS, TLS, refused) is in its cause.
+    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+    throw new ProvisionError(`the speaker encoder could not be fetched from ${url}: ${error.message}${cause}`);
   });
   report({ step: "model", message: `speaker-encoder in ${target}` });
   return target;
