@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { ExportDatabase } from "./db/schema.js";
 import {
   exportFileName,
+  exportFormatsText,
   formatInfo,
   isExportFormat,
   renderExport,
@@ -80,7 +81,7 @@ export class ExportManager {
     if (!input.userId) throw new AppError("invalid_argument", "user_id is required");
     if (!input.transcriptionId) throw new AppError("invalid_argument", "transcription_id is required");
     if (!isExportFormat(input.format)) {
-      throw new AppError("invalid_argument", "Export format must be one of txt, docx, pdf, srt, vtt, json or rttm", {
+      throw new AppError("invalid_argument", `Export format must be one of ${exportFormatsText()}`, {
         format: input.format,
       });
     }
