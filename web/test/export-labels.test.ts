@@ -5,7 +5,7 @@ import { EXPORT_LABELS, EXPORT_MENU_FORMATS } from "../src/features/transcript/e
 /**
  * The export formats the API offers are the proto enum's names (the BFF's OpenAPI enum is
  * made from them, and the export service's registry has one entry per value). Adding a
- * format without its menu option here fails this test (docs/architecture.md, "Adding an
+ * format without its menu option here fails this test (docs/extending.md, "Adding an
  * export format").
  */
 const apiFormats = ExportFormatSchema.values.filter((value) => value.number !== 0).map((value) => value.localName.toLowerCase());

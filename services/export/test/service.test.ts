@@ -171,7 +171,7 @@ describe.skipIf(!fonts && !inCi)("ExportService (real PostgreSQL, Connect, files
     expect((await fetch(downloadUrl)).headers.get("content-disposition")).toBe('attachment; filename="talk.srt"');
   });
 
-  it("exports every format of the proto enum (the registry's, docs/architecture.md), each answered, stored and downloadable", async () => {
+  it("exports every format of the proto enum (the registry's, docs/extending.md), each answered, stored and downloadable", async () => {
     for (const value of ExportFormatSchema.values.filter((v) => v.number !== 0)) {
       const name = value.localName.toLowerCase();
       expect(isExportFormat(name), name).toBe(true);

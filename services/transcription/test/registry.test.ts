@@ -17,7 +17,7 @@ import { providerStandIns, type ProviderServer } from "./providers.js";
 /**
  * The provider and model registry (domain/models.ts, decision 0036) and every part a
  * provider or a model needs elsewhere: a half-added one fails here. The recipe is
- * docs/architecture.md, "Adding a speech provider".
+ * docs/extending.md, "Adding a speech provider".
  */
 
 const repoRoot = path.resolve(import.meta.dirname, "../../..");

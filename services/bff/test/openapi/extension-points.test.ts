@@ -8,7 +8,7 @@ import { type OpenApiDocument, servedDocument } from "./document.js";
  * transcription service's provider registry and the export service's format registry
  * match value for value (their tests check that side): a provider or format added to the
  * registry and the .proto is in the API with no list of the BFF's to update
- * (docs/architecture.md, "Adding a speech provider", "Adding an export format").
+ * (docs/extending.md, "Adding a speech provider", "Adding an export format").
  */
 const namesOf = (schema: typeof ProviderSchema | typeof ExportFormatSchema) => schema.values.filter((v) => v.number !== 0).map((v) => v.localName.toLowerCase());
 

@@ -21,7 +21,7 @@ export interface FormatDefinition {
  * The registry of export formats (decision 0036): the one place a format is defined. The
  * proto `ExportFormat` enum has an EXPORT_FORMAT_<NAME> value for each (the RPC mapping and
  * the BFF's OpenAPI enum read those names), and the SPA has a label for each
- * (web/src/features/transcript/export-labels.ts). docs/architecture.md, "Adding an export
+ * (web/src/features/transcript/export-labels.ts). docs/extending.md, "Adding an export
  * format", is the recipe; test/formats.test.ts fails on a format added only in part.
  */
 export const formats = {

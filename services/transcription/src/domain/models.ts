@@ -4,7 +4,7 @@ import { allLanguageCodes, classicLanguageCodes } from "./languages.js";
  * The registry of speech providers and models (decision 0036): every fact about a provider
  * or a model lives here, and the catalog, the worker, the pools, batched decoding, model
  * downloads, configuration, the BFF (through the proto enum) and the chart's values read
- * it. docs/architecture.md, "Adding a speech provider", is the recipe;
+ * it. docs/extending.md, "Adding a speech provider", is the recipe;
  * test/registry.test.ts fails on a provider or model added only in part.
  */
 
