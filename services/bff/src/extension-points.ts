@@ -1,6 +1,6 @@
 import { enumNames } from "@transcribe/platform";
-import { ExportFormat, ExportFormatSchema } from "@transcribe/proto/export/v1/export";
-import { Provider, ProviderSchema } from "@transcribe/proto/transcription/v1/transcription";
+import { type ExportFormat, ExportFormatSchema } from "@transcribe/proto/export/v1/export";
+import { type Provider, ProviderSchema } from "@transcribe/proto/transcription/v1/transcription";
 
 /**
  * The API's names of the speech providers and the export formats: the proto enums' names
