@@ -65,8 +65,10 @@ export interface ModelDefinition {
   readonly engineModel: string;
   /** Provider model used instead when translating (Groq's turbo cannot translate). */
   readonly translationEngineModel?: string;
-  /** Said to the user in the catalog and when a job starts. */
+  /** Said to the user in the catalog (and when a job starts, with `noteOnStart`). */
   readonly note?: string;
+  /** The note is said again when a job starts: the job runs on another model than the one named. */
+  readonly noteOnStart?: boolean;
   /** Default model when settings.model is empty. */
   readonly isDefault?: boolean;
   /** Local models: what the weights take to download and to run. */
@@ -219,6 +221,7 @@ export const modelCatalog: readonly ModelDefinition[] = [
     translation: false,
     engineModel: "scribe_v2",
     note: "ElevenLabs removed scribe_v1 on 2026-07-09; scribe-v1 runs on scribe_v2",
+    noteOnStart: true,
   },
 ];
 
@@ -241,6 +244,6 @@ export function engineModelFor(model: ModelDefinition, translate: boolean): { en
       message: `${model.id} cannot translate; this job runs on ${model.translationEngineModel}`,
     };
   }
-  if (model.note && model.provider === "elevenlabs") return { engineModel: model.engineModel, message: model.note };
+  if (model.note && model.noteOnStart) return { engineModel: model.engineModel, message: model.note };
   return { engineModel: model.engineModel };
 }
