@@ -17,7 +17,7 @@ import { transcriptionNotFound } from "./transcripts.js";
 export interface CreateExportInput {
   userId: string;
   transcriptionId: string;
-  /** Anything else than the seven formats is refused. */
+  /** Anything but a format of the registry (domain/formats.ts) is refused. */
   format: string;
   includeTimestamps: boolean;
   /** A revision of the transcript; undefined is the current one. */
