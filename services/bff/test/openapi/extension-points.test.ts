@@ -14,7 +14,7 @@ const namesOf = (schema: typeof ProviderSchema | typeof ExportFormatSchema) => s
 
 type Schema = { properties: Record<string, { enum?: string[]; anyOf?: Array<{ enum?: string[] }> }> };
 const enumOf = (document: OpenApiDocument, schema: string, property: string) => {
-  const found = (document.components as { schemas: Record<string, Schema> }).schemas[schema]?.properties[property];
+  const found = (document.components.schemas as unknown as Record<string, Schema>)[schema]?.properties[property];
   return found?.enum ?? found?.anyOf?.find((s) => s.enum)?.enum;
 };
 

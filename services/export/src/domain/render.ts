@@ -1,5 +1,5 @@
 import type { FontSet } from "./fonts.js";
-import { type ExportFormat, formats } from "./formats.js";
+import { type ExportFormat, type FormatDefinition, formats } from "./formats.js";
 import type { RenderOptions, Transcript } from "./transcript.js";
 
 export interface RenderedExport {
@@ -16,7 +16,7 @@ export async function renderExport(
   options: RenderOptions,
   context: { fonts: FontSet },
 ): Promise<RenderedExport> {
-  const { contentType, render } = formats[format];
+  const { contentType, render }: FormatDefinition = formats[format];
   const rendered = await render(transcript, options, context);
   if (typeof rendered === "string") return { data: Buffer.from(rendered, "utf8"), contentType, missingGlyphs: [] };
   return { data: rendered.data, contentType, missingGlyphs: rendered.missingGlyphs ?? [] };
