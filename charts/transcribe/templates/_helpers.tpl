@@ -241,7 +241,7 @@ a feature off.
 {{- else if eq $name "media" -}}
 {{- range $k := list "S3_ACCESS_KEY_ID" "S3_SECRET_ACCESS_KEY" "STORAGE_NOTIFICATION_TOKEN" -}}{{- $_ := set $keys $k false -}}{{- end -}}
 {{- else if or (eq $name "transcription") (include "transcribe.isWorker" $name) -}}
-{{- range $k := list "GROQ_API_KEY" "ELEVENLABS_API_KEY" -}}{{- $_ := set $keys $k false -}}{{- end -}}
+{{- range $k := .root.Values.models.providerKeys -}}{{- $_ := set $keys $k false -}}{{- end -}}
 {{- else if eq $name "bff" -}}
 {{- $_ := set $keys "GROQ_API_KEY" false -}}
 {{- else if eq $name "billing" -}}

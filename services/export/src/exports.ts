@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { ExportDatabase } from "./db/schema.js";
 import {
   exportFileName,
+  exportFormatsText,
   formatInfo,
   isExportFormat,
   renderExport,
@@ -16,7 +17,7 @@ import { transcriptionNotFound } from "./transcripts.js";
 export interface CreateExportInput {
   userId: string;
   transcriptionId: string;
-  /** Anything else than the seven formats is refused. */
+  /** Anything but a format of the registry (domain/formats.ts) is refused. */
   format: string;
   includeTimestamps: boolean;
   /** A revision of the transcript; undefined is the current one. */
@@ -80,7 +81,7 @@ export class ExportManager {
     if (!input.userId) throw new AppError("invalid_argument", "user_id is required");
     if (!input.transcriptionId) throw new AppError("invalid_argument", "transcription_id is required");
     if (!isExportFormat(input.format)) {
-      throw new AppError("invalid_argument", "Export format must be one of txt, docx, pdf, srt, vtt, json or rttm", {
+      throw new AppError("invalid_argument", `Export format must be one of ${exportFormatsText()}`, {
         format: input.format,
       });
     }

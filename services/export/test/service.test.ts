@@ -20,7 +20,7 @@ import {
 } from "@transcribe/platform";
 import { createTestDatabase, freePort } from "@transcribe/platform/testing";
 import { TranscriptDeletedSchema, TranscriptSpeakerRenamedSchema, UserDeletedSchema } from "@transcribe/proto/events/v1/events";
-import { ExportFormat, ExportService } from "@transcribe/proto/export/v1/export";
+import { ExportFormat, ExportFormatSchema, ExportService } from "@transcribe/proto/export/v1/export";
 import { TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcription";
 import mammoth from "mammoth";
 import { parseSync } from "subtitle";
@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportConfigSchema, type ExportConfig } from "../src/config.js";
 import { migrations } from "../src/db/migrations.js";
 import type { ExportDatabase } from "../src/db/schema.js";
-import { exportFileName, renderRttm, renderTxt, toTranscriptJson } from "../src/domain/index.js";
+import { type ExportFormat as ExportFormatName, exportFileName, formatInfo, isExportFormat, renderRttm, renderTxt, toTranscriptJson } from "../src/domain/index.js";
 import { ExportManager } from "../src/exports.js";
 import { buildExportService, type ExportService as BuiltService } from "../src/service.js";
 import { toTranscript } from "../src/transcripts.js";
@@ -169,6 +169,19 @@ describe.skipIf(!fonts && !inCi)("ExportService (real PostgreSQL, Connect, files
     // The display name is still the uploaded file's name: its extension gives way to the format's.
     const { downloadUrl } = await client.createExport({ userId: ALICE, transcriptionId: DONE_TOO, format: ExportFormat.SRT });
     expect((await fetch(downloadUrl)).headers.get("content-disposition")).toBe('attachment; filename="talk.srt"');
+  });
+
+  it("exports every format of the proto enum (the registry's, docs/extending.md), each answered, stored and downloadable", async () => {
+    for (const value of ExportFormatSchema.values.filter((v) => v.number !== 0)) {
+      const name = value.localName.toLowerCase();
+      expect(isExportFormat(name), name).toBe(true);
+      const response = await client.createExport({ userId: ALICE, transcriptionId: DONE, format: value.number });
+      expect(response.format, name).toBe(value.number);
+      const download = await fetch(response.downloadUrl);
+      expect(download.status, name).toBe(200);
+      expect(download.headers.get("content-type"), name).toBe(formatInfo[name as ExportFormatName].contentType);
+      expect(download.headers.get("content-disposition"), name).toContain(`.${formatInfo[name as ExportFormatName].extension}"`);
+    }
   });
 
   it("refuses a tampered URL and, once it has expired, an untampered one (403)", async () => {

@@ -1,5 +1,5 @@
 import { totalmem } from "node:os";
-import { modelCatalog, type ModelDefinition } from "./domain/models.js";
+import { type CloudProviderName, modelCatalog, type ModelDefinition, providerOf } from "./domain/models.js";
 import { resolveModel, type ModelLocations } from "./engines/local/models.js";
 import { downloadFailure, downloadProgress } from "./provision/model-fetch.js";
 import { sizeText } from "./provision/progress.js";
@@ -18,8 +18,8 @@ export interface Availability {
 
 export interface CatalogEnvironment {
   locations: ModelLocations;
-  groqKey?: string | undefined;
-  elevenLabsKey?: string | undefined;
+  /** Each cloud provider's API key (its registry keyVariable), when configured. */
+  keys?: Partial<Record<CloudProviderName, string | undefined>> | undefined;
   /** Providers this build can run (an engine adapter exists). */
   engines: ReadonlySet<string>;
   /** Memory of the machine that runs local models; default this machine's. */
@@ -77,20 +77,18 @@ export function availabilityOf(model: ModelDefinition, environment: CatalogEnvir
         reason: `Model files are not installed on this server (${model.engineModel}) and downloads are off (WHISPER_DOWNLOAD=false)`,
       };
     }
-    case "groq":
-      if (!environment.groqKey) return { available: false, reason: "Needs a Groq API key (GROQ_API_KEY) on the server" };
-      if (!environment.engines.has("groq")) return { available: false, reason: "The Groq engine is not part of this build yet" };
-      return { available: true };
-    case "elevenlabs":
-      if (!environment.elevenLabsKey) {
-        return { available: false, reason: "Needs an ElevenLabs API key (ELEVENLABS_API_KEY) on the server" };
+    default: {
+      const provider = providerOf(model.provider);
+      if (!environment.keys?.[model.provider]) {
+        return { available: false, reason: `Needs ${article(provider.label)} ${provider.label} API key (${provider.keyVariable}) on the server` };
       }
-      if (!environment.engines.has("elevenlabs")) {
-        return { available: false, reason: "The ElevenLabs engine is not part of this build yet" };
-      }
+      if (!environment.engines.has(model.provider)) return { available: false, reason: `The ${provider.label} engine is not part of this build yet` };
       return { available: true };
+    }
   }
 }
+
+const article = (word: string) => (/^[aeiou]/i.test(word) ? "an" : "a");
 
 export function catalogWithAvailability(environment: CatalogEnvironment, engine?: EngineState) {
   return modelCatalog.map((model) => ({ model, ...availabilityOf(model, environment, engine) }));

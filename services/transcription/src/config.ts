@@ -5,11 +5,29 @@ import { ConfigError, env } from "@transcribe/platform";
 import { z } from "zod";
 import { SPEAKER_WHEEL, SPEAKER_WHEEL_URL } from "./engines/local/diarizer.js";
 import { parseModelPaths, type ModelLocations } from "./engines/local/models.js";
-import { findModel } from "./domain/models.js";
+import { type CloudProviderName, cloudProviderNames, findModel, type ProviderBaseUrlVariable, type ProviderKeyVariable, providers } from "./domain/models.js";
 
 const cacheDir = path.join(homedir(), ".cache", "transcribe");
 const defaultVenvPython = path.join(cacheDir, "engine-venv", "bin", "python");
 const defaultModelsDir = path.join(cacheDir, "models");
+
+/**
+ * Each cloud provider's API key and API address (default: the provider's own; a proxy, or
+ * a local server in tests), named by the registry (domain/models.ts).
+ */
+const providerVariables = Object.fromEntries(
+  cloudProviderNames.flatMap((name) => [
+    [providers[name].keyVariable, env.optionalString()],
+    [providers[name].baseUrlVariable, env.optionalHttpUrl()],
+  ]),
+) as { [K in ProviderKeyVariable]: ReturnType<typeof env.optionalString> } & { [K in ProviderBaseUrlVariable]: ReturnType<typeof env.optionalHttpUrl> };
+
+/** The configured cloud providers' keys and addresses, by provider. */
+export function providerSettings(config: TranscriptionConfig): Record<CloudProviderName, { apiKey: string | undefined; baseURL: string | undefined }> {
+  return Object.fromEntries(
+    cloudProviderNames.map((name) => [name, { apiKey: config[providers[name].keyVariable], baseURL: config[providers[name].baseUrlVariable] }]),
+  ) as Record<CloudProviderName, { apiKey: string | undefined; baseURL: string | undefined }>;
+}
 
 /** Variables of both transcription processes (API and worker). */
 export const transcriptionConfig = z.object({
@@ -17,12 +35,7 @@ export const transcriptionConfig = z.object({
   /** When set, CreateTranscription and RetryTranscription ask billing for quota first. */
   BILLING_URL: env.optionalHttpUrl(),
   SERVICE_TIMEOUT_MS: env.positiveInt(10_000),
-  GROQ_API_KEY: env.optionalString(),
-  /** Default https://api.groq.com (a proxy, or a local server in tests). */
-  GROQ_BASE_URL: env.optionalHttpUrl(),
-  ELEVENLABS_API_KEY: env.optionalString(),
-  /** Default https://api.elevenlabs.io. */
-  ELEVENLABS_BASE_URL: env.optionalHttpUrl(),
+  ...providerVariables,
   /** Python with faster-whisper (services/transcription/engine/setup.sh prints it). */
   WHISPER_PYTHON: z.string().default(existsSync(defaultVenvPython) ? defaultVenvPython : "python3"),
   /** name=/dir pairs, comma-separated: explicit model directories. */

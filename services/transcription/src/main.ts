@@ -2,9 +2,10 @@ import { createServiceClient, runService } from "@transcribe/platform";
 import { BillingService } from "@transcribe/proto/billing/v1/billing";
 import { MediaService } from "@transcribe/proto/media/v1/media";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
-import { modelLocations, transcriptionConfig } from "./config.js";
+import { modelLocations, providerSettings, transcriptionConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
 import type { Db } from "./db/repository.js";
+import { providerNames } from "./domain/models.js";
 import { transcriptionConsumer } from "./events/consumer.js";
 import { transcriptionServiceImpl } from "./rpc/transcription-service.js";
 
@@ -28,9 +29,8 @@ await runService({
       billing,
       catalog: {
         locations: modelLocations(config),
-        groqKey: config.GROQ_API_KEY,
-        elevenLabsKey: config.ELEVENLABS_API_KEY,
-        engines: new Set(["local", "groq", "elevenlabs"]),
+        keys: Object.fromEntries(Object.entries(providerSettings(config)).map(([name, settings]) => [name, settings.apiKey])),
+        engines: new Set(providerNames),
         ...(config.WHISPER_WORKER_MEMORY_MB ? { memoryBytes: config.WHISPER_WORKER_MEMORY_MB * 1_000_000 } : {}),
         userDownloads: config.WHISPER_USER_DOWNLOADS,
       },

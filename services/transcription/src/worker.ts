@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { commonConfigSchema, ConfigError, createLogger, createServiceClient, loadConfigOrExit, runService } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";
-import { batchSize, checkDrain, computeType, modelLocations, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
+import { batchSize, checkDrain, computeType, modelLocations, providerSettings, speakerWeightsCandidates, speakerWeightsDownload, workerConfig } from "./config.js";
 import { migrations } from "./db/migrations.js";
 import type { Db } from "./db/repository.js";
+import { isCloudProvider } from "./domain/models.js";
 import { TranscriberError, type Transcriber } from "./domain/transcriber.js";
-import { ElevenLabsTranscriber } from "./engines/cloud/elevenlabs.js";
-import { GroqTranscriber } from "./engines/cloud/groq.js";
+import { cloudAdapters } from "./engines/adapters.js";
 import { deviceProblem } from "./engines/local/device-check.js";
 import { LocalTranscriber } from "./engines/local/local-transcriber.js";
 import { EngineStateMonitor } from "./worker/engine-state.js";
@@ -57,6 +57,7 @@ await runService({
     const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     // Whether the local engine can run now (and why not): health, the model list and local jobs follow it.
     const engine = new EngineStateMonitor({ python: config.WHISPER_PYTHON, statusFile: config.ENGINE_STATUS_FILE, db, owner, logger });
+    const cloudSettings = providerSettings(config);
     const runner = new JobRunner({
       db,
       media,
@@ -87,12 +88,8 @@ await runService({
             logger,
           });
         }
-        if (provider === "groq" && config.GROQ_API_KEY) {
-          return new GroqTranscriber({ apiKey: config.GROQ_API_KEY, baseURL: config.GROQ_BASE_URL });
-        }
-        if (provider === "elevenlabs" && config.ELEVENLABS_API_KEY) {
-          return new ElevenLabsTranscriber({ apiKey: config.ELEVENLABS_API_KEY, baseURL: config.ELEVENLABS_BASE_URL });
-        }
+        const cloud = isCloudProvider(provider) ? cloudSettings[provider] : undefined;
+        if (isCloudProvider(provider) && cloud?.apiKey) return cloudAdapters[provider]({ apiKey: cloud.apiKey, baseURL: cloud.baseURL });
         return {
           name: provider,
           transcribe: () => Promise.reject(new TranscriberError("permanent", `The ${provider} engine has no API key on this server`)),

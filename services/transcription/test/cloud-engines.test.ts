@@ -35,9 +35,9 @@ describe("catalog availability of cloud models", () => {
     const scribe = findModel("scribe-v1")!;
     const engines = new Set(["local", "groq", "elevenlabs"]);
     expect(availabilityOf(groq, { locations, engines })).toEqual({ available: false, reason: "Needs a Groq API key (GROQ_API_KEY) on the server" });
-    expect(availabilityOf(groq, { locations, engines, groqKey: "k" })).toEqual({ available: true });
+    expect(availabilityOf(groq, { locations, engines, keys: { groq: "k" } })).toEqual({ available: true });
     expect(availabilityOf(scribe, { locations, engines })).toMatchObject({ available: false });
-    expect(availabilityOf(scribe, { locations, engines, elevenLabsKey: "k" })).toEqual({ available: true });
+    expect(availabilityOf(scribe, { locations, engines, keys: { elevenlabs: "k" } })).toEqual({ available: true });
   });
 
   it("makes segments from Scribe's flat word list at sentence ends and pauses", () => {

@@ -261,7 +261,7 @@ export async function startTranscriptionApi(
             },
             engines: new Set(["local", "groq", "elevenlabs"]),
             ...(models.memoryBytes ? { memoryBytes: models.memoryBytes } : {}),
-            ...keys,
+            keys: { groq: keys.groqKey, elevenlabs: keys.elevenLabsKey },
           },
           maxAttempts: 3,
           logger,

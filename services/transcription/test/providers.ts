@@ -3,6 +3,7 @@ import { writeFile, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { CloudProviderName } from "../src/domain/models.js";
 import { assignSpeakers } from "../src/domain/speakers.js";
 import { diarizeFile, SPEAKER_WHEEL } from "../src/engines/local/diarizer.js";
 import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
@@ -238,3 +239,12 @@ async function scribeSpeakers(bytes: Buffer, segments: Parameters<typeof assignS
     await rm(file, { force: true });
   }
 }
+
+/**
+ * The stand-in server of each cloud provider of the registry (domain/models.ts): adding a
+ * provider without one fails to compile, and test/registry.test.ts runs its adapter against it.
+ */
+export const providerStandIns: Record<CloudProviderName, (apiKey: string) => Promise<ProviderServer>> = {
+  groq: startGroqServer,
+  elevenlabs: startElevenLabsServer,
+};

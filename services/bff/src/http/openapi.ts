@@ -2,6 +2,7 @@ import fastifySwagger from "@fastify/swagger";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { globalRegistry, type ZodType, z } from "zod";
+import { exportFormatNames, namesText } from "../extension-points.js";
 
 /**
  * The OpenAPI document is generated from the same zod schemas and route definitions the
@@ -132,7 +133,7 @@ export async function openApi(app: FastifyInstance, settings: OpenApiSettings): 
       tags: [
         { name: "transcriptions", description: "Speech models, transcription jobs and their results" },
         { name: "files", description: "Uploads (declare, then PUT the bytes to the signed URL) and imported media" },
-        { name: "exports", description: "Transcripts as txt, docx, pdf, srt, vtt, json or rttm" },
+        { name: "exports", description: `Transcripts as ${namesText(exportFormatNames)}` },
         { name: "account", description: "The signed-in user" },
         { name: "auth", description: "Sign-in and sessions (better-auth, served under /auth)" },
         { name: "billing", description: "Free-tier usage, plans and Stripe" },

@@ -3,25 +3,15 @@ import type { Client } from "@connectrpc/connect";
 import { ExportFormat, type ExportService } from "@transcribe/proto/export/v1/export";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { exportFormatNames, exportFormats, namesText } from "../extension-points.js";
 import { apiErrorSchema } from "../http/api-error.js";
 import { security } from "../http/openapi.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 
-const formats = {
-  txt: ExportFormat.TXT,
-  docx: ExportFormat.DOCX,
-  pdf: ExportFormat.PDF,
-  srt: ExportFormat.SRT,
-  vtt: ExportFormat.VTT,
-  json: ExportFormat.JSON,
-  rttm: ExportFormat.RTTM,
-} as const;
-type FormatName = keyof typeof formats;
-const formatNames = Object.keys(formats) as [FormatName, ...FormatName[]];
 
 export const exportRequestSchema = z
   .object({
-    format: z.enum(formatNames).describe("txt, docx, pdf, srt (spec), vtt, json or rttm (the speaker turns)"),
+    format: z.enum(exportFormatNames).describe(`${namesText(exportFormatNames)} (rttm: the speaker turns)`),
     include_timestamps: z.boolean().default(false).describe("txt, docx, pdf: prefix each segment with its start time"),
     revision: z.number().int().positive().max(2_147_483_647).optional().describe("A revision (GET …/revisions); omitted is the current one"),
   })
@@ -30,7 +20,7 @@ export const exportRequestSchema = z
 export const exportResponseSchema = z
   .object({
     download_url: z.string().describe("Short-lived signed URL; the file is named after the transcript"),
-    format: z.enum(formatNames),
+    format: z.enum(exportFormatNames),
     expires_at: z.iso.datetime(),
   })
   .meta({ id: "ExportResponse", description: "The rendered file, ready to download (GET download_url) until expires_at" });
@@ -56,7 +46,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof ExportS
       const result = await client.createExport({
         userId: signedInUserId(request),
         transcriptionId: request.params.id,
-        format: formats[format],
+        format: exportFormats.value(format) ?? ExportFormat.UNSPECIFIED,
         includeTimestamps: request.body.include_timestamps,
         ...(request.body.revision !== undefined ? { revision: request.body.revision } : {}),
       });

@@ -2,7 +2,7 @@ import multipart from "@fastify/multipart";
 import type { Client } from "@connectrpc/connect";
 import { AppError } from "@transcribe/platform";
 import { ExportFormat, type ExportService } from "@transcribe/proto/export/v1/export";
-import { Provider, TranscriptionStatus, type TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
+import { TranscriptionStatus, type TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -10,6 +10,7 @@ import { readMultipartForm } from "../developer/multipart-form.js";
 import type { UploadSlots } from "../developer/upload-slots.js";
 import { jsonTranscriptionSchema, openAiBody, openAiFormSchema, parseOpenAiFields, settingsFor, verboseJsonSchema, WHISPER_1 } from "../developer/openai-format.js";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
+import { providerName } from "../extension-points.js";
 import { sendApiError } from "../http/api-error.js";
 import { openAiErrorSchema } from "../http/openai-error.js";
 import { signedInUserId } from "../http/signed-in-user.js";
@@ -38,7 +39,6 @@ const modelListSchema = z
   })
   .meta({ id: "OpenAiModelList", description: "Models in OpenAI's list shape; whisper-1 is the server's default model" });
 
-const ownerOf: Record<Provider, string> = { [Provider.UNSPECIFIED]: "local", [Provider.LOCAL]: "local", [Provider.GROQ]: "groq", [Provider.ELEVENLABS]: "elevenlabs" };
 
 /** The body is a multipart stream read by the handler; the schema documents it (OpenAPI) but validation happens in parseOpenAiFields. */
 const documentOnly = () => (data: unknown) => ({ value: data });
@@ -155,7 +155,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
     async () => {
       const { models } = await options.transcription.listModels({});
       const runnable = models.filter((m) => m.available);
-      const data = runnable.map((m) => ({ id: m.id, object: "model" as const, created: 0, owned_by: ownerOf[m.provider] }));
+      const data = runnable.map((m) => ({ id: m.id, object: "model" as const, created: 0, owned_by: providerName(m.provider) }));
       if (runnable.some((m) => m.isDefault)) data.unshift({ id: WHISPER_1, object: "model", created: 0, owned_by: "local" });
       return { object: "list" as const, data };
     },

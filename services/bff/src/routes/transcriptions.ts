@@ -18,6 +18,7 @@ import {
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { providerName, providerNames, speechProviders } from "../extension-points.js";
 import { apiErrorSchema } from "../http/api-error.js";
 import { security } from "../http/openapi.js";
 
@@ -36,17 +37,11 @@ const transcriptionStatus = enumNames<TranscriptionStatus>(TranscriptionStatusSc
 /** The API's name of a status (an unset one reads as pending). */
 const statusName = (status: TranscriptionStatus) => (transcriptionStatus.name(status) ?? "pending") as StatusName;
 
-const providerNames = {
-  [Provider.UNSPECIFIED]: "local",
-  [Provider.LOCAL]: "local",
-  [Provider.GROQ]: "groq",
-  [Provider.ELEVENLABS]: "elevenlabs",
-} as const;
 
 export const modelSchema = z
   .object({
     id: z.string(),
-    provider: z.enum(["local", "groq", "elevenlabs"]),
+    provider: z.enum(providerNames),
     name: z.string(),
     languages: z.array(z.string()).describe('Language codes the model accepts; "auto" detects the language'),
     translation: z.boolean().describe("Whether translate_to_en is accepted"),
@@ -70,7 +65,7 @@ export const modelSchema = z
 export function modelJson(m: Model): z.infer<typeof modelSchema> {
   return {
     id: m.id,
-    provider: providerNames[m.provider],
+    provider: providerName(m.provider),
     name: m.name,
     languages: m.languages,
     translation: m.translation,
@@ -94,7 +89,7 @@ export const settingsSchema = z
     model: z.string().max(100).optional().describe("A catalog model id; default whisper-base"),
     language: z.string().max(10).describe('A language code, or "auto"; empty is refused with \'Please select a language\''),
     translate_to_en: z.boolean().default(false),
-    provider: z.enum(["local", "groq", "elevenlabs"]).optional(),
+    provider: z.enum(providerNames).optional(),
     response_format: z.enum(["json", "verbose_json", "text"]).optional(),
     timestamp_granularities: z.array(z.enum(["segment", "word"])).optional(),
     temperature: z.number().optional().describe("0 to 1, default 0"),
@@ -355,7 +350,7 @@ function toSettings(s: z.infer<typeof settingsSchema>) {
     model: s.model ?? "",
     language: s.language,
     translateToEn: s.translate_to_en,
-    provider: s.provider === "groq" ? Provider.GROQ : s.provider === "elevenlabs" ? Provider.ELEVENLABS : s.provider === "local" ? Provider.LOCAL : Provider.UNSPECIFIED,
+    provider: (s.provider !== undefined ? speechProviders.value(s.provider) : undefined) ?? Provider.UNSPECIFIED,
     responseFormat:
       s.response_format === "json" ? ResponseFormat.JSON : s.response_format === "text" ? ResponseFormat.TEXT : s.response_format === "verbose_json" ? ResponseFormat.VERBOSE_JSON : ResponseFormat.UNSPECIFIED,
     timestampGranularities: (s.timestamp_granularities ?? []).map((g) => (g === "word" ? TimestampGranularity.WORD : TimestampGranularity.SEGMENT)),

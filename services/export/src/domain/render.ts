@@ -1,12 +1,6 @@
-import { renderDocx } from "./docx.js";
 import type { FontSet } from "./fonts.js";
-import { formatInfo, type ExportFormat } from "./formats.js";
-import { renderJson } from "./json.js";
-import { renderPdf } from "./pdf.js";
-import { renderRttm } from "./rttm.js";
-import { renderSrt, renderVtt } from "./subtitles.js";
+import { type ExportFormat, type FormatDefinition, formats } from "./formats.js";
 import type { RenderOptions, Transcript } from "./transcript.js";
-import { renderTxt } from "./txt.js";
 
 export interface RenderedExport {
   data: Buffer;
@@ -15,31 +9,15 @@ export interface RenderedExport {
   missingGlyphs: string[];
 }
 
-/** Renders a transcript in one format; everything a format needs beyond the transcript comes in `context`. */
+/** Renders a transcript in one format of the registry (formats.ts). */
 export async function renderExport(
   transcript: Transcript,
   format: ExportFormat,
   options: RenderOptions,
   context: { fonts: FontSet },
 ): Promise<RenderedExport> {
-  const { contentType } = formatInfo[format];
-  const text = (value: string): RenderedExport => ({ data: Buffer.from(value, "utf8"), contentType, missingGlyphs: [] });
-  switch (format) {
-    case "txt":
-      return text(renderTxt(transcript, options));
-    case "srt":
-      return text(renderSrt(transcript));
-    case "vtt":
-      return text(renderVtt(transcript));
-    case "json":
-      return text(renderJson(transcript));
-    case "rttm":
-      return text(renderRttm(transcript));
-    case "docx":
-      return { data: await renderDocx(transcript, options), contentType, missingGlyphs: [] };
-    case "pdf": {
-      const pdf = await renderPdf(transcript, { ...options, fonts: context.fonts });
-      return { data: pdf.data, contentType, missingGlyphs: pdf.missingGlyphs };
-    }
-  }
+  const { contentType, render }: FormatDefinition = formats[format];
+  const rendered = await render(transcript, options, context);
+  if (typeof rendered === "string") return { data: Buffer.from(rendered, "utf8"), contentType, missingGlyphs: [] };
+  return { data: rendered.data, contentType, missingGlyphs: rendered.missingGlyphs ?? [] };
 }

@@ -4,25 +4,14 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import {
   CreateExportResponseSchema,
   ExportFormat as ProtoFormat,
+  ExportFormatSchema,
   ExportService,
 } from "@transcribe/proto/export/v1/export";
-import type { ExportFormat } from "../domain/index.js";
+import { enumNames } from "@transcribe/platform";
 import type { ExportManager } from "../exports.js";
 
-const fromProto: Partial<Record<ProtoFormat, ExportFormat>> = {
-  [ProtoFormat.TXT]: "txt",
-  [ProtoFormat.DOCX]: "docx",
-  [ProtoFormat.PDF]: "pdf",
-  [ProtoFormat.SRT]: "srt",
-  [ProtoFormat.VTT]: "vtt",
-  [ProtoFormat.JSON]: "json",
-  [ProtoFormat.RTTM]: "rttm",
-};
-
-const toProto = Object.fromEntries(Object.entries(fromProto).map(([proto, format]) => [format, Number(proto)])) as Record<
-  ExportFormat,
-  ProtoFormat
->;
+/** The registry's format names are the proto enum's (EXPORT_FORMAT_RTTM is "rttm"; test/formats.test.ts checks each has one). */
+const protoFormats = enumNames<ProtoFormat>(ExportFormatSchema);
 
 /** Thin: the request's fields to ExportManager.create, its result to the response. */
 export function exportRoutes(manager: ExportManager): (router: ConnectRouter) => void {
@@ -33,13 +22,13 @@ export function exportRoutes(manager: ExportManager): (router: ConnectRouter) =>
           userId: request.userId,
           transcriptionId: request.transcriptionId,
           // UNSPECIFIED and values this build does not know map to "" and are refused.
-          format: fromProto[request.format] ?? "",
+          format: protoFormats.name(request.format) ?? "",
           includeTimestamps: request.includeTimestamps,
           ...(request.revision !== undefined ? { revision: request.revision } : {}),
         });
         return create(CreateExportResponseSchema, {
           downloadUrl: created.downloadUrl,
-          format: toProto[created.format],
+          format: protoFormats.value(created.format) ?? ProtoFormat.UNSPECIFIED,
           expiresAt: timestampFromDate(created.expiresAt),
         });
       },

@@ -1,3 +1,5 @@
+import { localModelOf } from "./models.js";
+
 /**
  * How a window is decoded (decision 0026): one 30-second stretch after another
  * ("sequential"), or faster-whisper's batched pipeline, where VAD cuts the window into
@@ -16,17 +18,11 @@ export interface Hardware {
 const MIB = 1024 * 1024;
 
 /**
- * Working memory one item of a batch needs beyond the loaded model: the encoder's
- * activations for 30 s of audio and the decoder's beam cache, which grow with the model's
- * width. Measured roughly on base (about 60 MiB an item, int8, beam 5) and scaled by width.
+ * Working memory one item of a batch needs beyond the loaded model: the registry's figure
+ * for the model (domain/models.ts); a name outside the catalog is taken for a large one.
  */
 function perItemBytes(model: string): number {
-  const name = model.toLowerCase();
-  if (name.includes("tiny")) return 40 * MIB;
-  if (name.includes("base")) return 60 * MIB;
-  if (name.includes("small")) return 150 * MIB;
-  if (name.includes("medium")) return 350 * MIB;
-  return 600 * MIB; // large-v3, large-v3-turbo, distil-large-v3 and unknown names
+  return localModelOf(model)?.weights?.batchItemBytes ?? 600 * MIB;
 }
 
 /**

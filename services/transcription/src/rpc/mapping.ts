@@ -4,6 +4,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   AudioFileSchema,
   Provider,
+  ProviderSchema,
   ResponseFormat,
   SegmentSchema,
   SpeakerSchema,
@@ -29,7 +30,7 @@ import { enumNames } from "@transcribe/platform";
 import type { RevisionRow, TranscriptionRow } from "../db/schema.js";
 import type { ChangeSummary } from "../domain/edit-timing.js";
 import type { RevisionView } from "../editing.js";
-import type { ProviderName } from "../domain/models.js";
+import { isProviderName, type ProviderName } from "../domain/models.js";
 import type { Granularity, ResponseFormat as Format, SettingsInput } from "../domain/settings.js";
 import type { Status } from "../domain/status.js";
 import type { VocabularyTerm } from "../domain/vocabulary.js";
@@ -45,17 +46,18 @@ export function fromProtoStatus(status: TranscriptionStatus): Status | undefined
   return statusNames.name(status) as Status | undefined;
 }
 
-export const providerToProto: Record<ProviderName, Provider> = {
-  local: Provider.LOCAL,
-  groq: Provider.GROQ,
-  elevenlabs: Provider.ELEVENLABS,
-};
+/** The registry's provider names are the proto enum's (PROVIDER_GROQ is "groq"; test/registry.test.ts checks each has one). */
+const protoProviders = enumNames<Provider>(ProviderSchema);
 
-const providerFromProto: Partial<Record<Provider, ProviderName>> = {
-  [Provider.LOCAL]: "local",
-  [Provider.GROQ]: "groq",
-  [Provider.ELEVENLABS]: "elevenlabs",
-};
+export function providerToProto(provider: ProviderName): Provider {
+  return protoProviders.value(provider) ?? Provider.UNSPECIFIED;
+}
+
+/** The provider a request names, or undefined for UNSPECIFIED and names this build does not register. */
+export function providerFromProto(provider: Provider): ProviderName | undefined {
+  const name = protoProviders.name(provider);
+  return name !== undefined && isProviderName(name) ? name : undefined;
+}
 
 const formatFromProto: Partial<Record<ResponseFormat, Format>> = {
   [ResponseFormat.JSON]: "json",
@@ -76,7 +78,7 @@ export function settingsFromProto(settings: Settings | undefined): SettingsInput
     return "invalid" as unknown as Granularity;
   });
   return {
-    provider: providerFromProto[settings.provider],
+    provider: providerFromProto(settings.provider),
     model: settings.model || undefined,
     responseFormat: formatFromProto[settings.responseFormat],
     timestampGranularities: granularities,

@@ -1,20 +1,11 @@
-// The transcript's export menu (issue 7): the service renders the file and answers a
+// The transcript's export menu: the service renders the file and answers a
 // short-lived signed URL; the download then starts by itself through a hidden link.
 import { useState } from "react";
 import { toast } from "sonner";
 import { Button, DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuLabel, DropdownMenuTrigger } from "../../components/ui";
 import { exportTranscription } from "../../lib/api/product";
-import { EXPORT_FORMATS, type ExportFormat } from "../../lib/api/schemas";
-
-export const EXPORT_LABELS: Record<ExportFormat, string> = {
-  txt: "Text (.txt)",
-  docx: "Word (.docx)",
-  pdf: "PDF (.pdf)",
-  srt: "Subtitles (.srt)",
-  vtt: "WebVTT (.vtt)",
-  json: "JSON (.json)",
-  rttm: "RTTM speaker turns (.rttm)",
-};
+import type { ExportFormat } from "../../lib/api/schemas";
+import { EXPORT_LABELS, EXPORT_MENU_FORMATS, SPEAKER_FORMATS } from "./export-labels";
 
 /** Starts a download without leaving the page; the server's Content-Disposition names the file. */
 export function startDownload(url: string): void {
@@ -56,7 +47,7 @@ export function ExportMenu({ transcriptionId, disabled = false, withSpeakers = f
       </DropdownMenuTrigger>
       <DropdownMenuContent>
         <DropdownMenuLabel>Download as</DropdownMenuLabel>
-        {EXPORT_FORMATS.filter((format) => format !== "rttm" || withSpeakers).map((format) => (
+        {EXPORT_MENU_FORMATS.filter((format) => withSpeakers || !SPEAKER_FORMATS.has(format)).map((format) => (
           <DropdownMenuItem key={format} onSelect={() => void run(format)}>
             {EXPORT_LABELS[format]}
           </DropdownMenuItem>

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { hubRepositoryOf } from "../../domain/models.js";
 
 /** Where the local engine looks for a model's files (faster-whisper / CTranslate2 layout). */
 export interface ModelLocations {
@@ -18,34 +19,9 @@ export type Resolution =
   | { kind: "download"; repo: string; dir: string }
   | { kind: "missing"; message: string };
 
-/**
- * The Hugging Face repositories holding the CTranslate2 conversion of each model: exactly
- * faster-whisper's own `utils._MODELS` map (faster-whisper 1.2), so a name means here what
- * it means to `WhisperModel(name)`.
- */
-export const fasterWhisperRepos: Readonly<Record<string, string>> = {
-  "tiny.en": "Systran/faster-whisper-tiny.en",
-  tiny: "Systran/faster-whisper-tiny",
-  "base.en": "Systran/faster-whisper-base.en",
-  base: "Systran/faster-whisper-base",
-  "small.en": "Systran/faster-whisper-small.en",
-  small: "Systran/faster-whisper-small",
-  "medium.en": "Systran/faster-whisper-medium.en",
-  medium: "Systran/faster-whisper-medium",
-  "large-v1": "Systran/faster-whisper-large-v1",
-  "large-v2": "Systran/faster-whisper-large-v2",
-  "large-v3": "Systran/faster-whisper-large-v3",
-  "distil-large-v2": "Systran/faster-distil-whisper-large-v2",
-  "distil-medium.en": "Systran/faster-distil-whisper-medium.en",
-  "distil-small.en": "Systran/faster-distil-whisper-small.en",
-  "distil-large-v3": "Systran/faster-distil-whisper-large-v3",
-  "large-v3-turbo": "mobiuslabsgmbh/faster-whisper-large-v3-turbo",
-};
-
-/** The Hugging Face repository holding a faster-whisper conversion of each model. */
+/** The Hugging Face repository holding a faster-whisper conversion of each model (the registry, domain/models.ts). */
 export function hubRepo(name: string): string {
-  if (name.includes("/")) return name;
-  return fasterWhisperRepos[name] ?? `Systran/faster-whisper-${name}`;
+  return hubRepositoryOf(name);
 }
 
 export function isModelDir(dir: string): boolean {
