@@ -2,6 +2,7 @@ import fastifySwagger from "@fastify/swagger";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { globalRegistry, type ZodType, z } from "zod";
+import { strictRequestBodies } from "./request-body.js";
 
 /**
  * The OpenAPI document is generated from the same zod schemas and route definitions the
@@ -222,6 +223,8 @@ function finishDocument(document: OpenApiDocument, notes: Map<string, Record<str
     const { $id: _id, $schema: _schema, ...rest } = schema;
     schemas[name] = rest;
   }
+  // Before the input copies are merged with their output side: the rule is about requests only.
+  strictRequestBodies(document.paths, schemas);
   // fastify-type-provider-zod names the input side of a schema `<name>Input`; where it is
   // the same as the output side, one component is enough.
   const renames = new Map<string, string>();
