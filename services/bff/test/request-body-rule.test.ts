@@ -5,6 +5,7 @@ import { z } from "zod";
 import { installErrorHandler } from "../src/http/api-error.js";
 import { openApi, security } from "../src/http/openapi.js";
 import { requestBodyRule } from "../src/http/request-body.js";
+import { servedDocument } from "./openapi/document.js";
 
 /**
  * The request-body rule of /api/v1 (decision 0034) on routes of its own, through Fastify's
@@ -115,5 +116,44 @@ describe("the request-body rule", () => {
     expect(lenient).not.toBe(strict);
     expect(lenient.additionalProperties).toBeUndefined();
     expect((lenient.properties as Record<string, Record<string, unknown>>).items!.type).toBe("array");
+  });
+});
+
+describe("the served document", () => {
+  it("closes every object of every /api/v1 request body and lets each optional JSON property be null; /v1 and /auth bodies stay open", async () => {
+    const { document } = await servedDocument();
+    const schemas = document.components.schemas as Record<string, Record<string, unknown>>;
+    const objectsOf = (schema: unknown, seen = new Set<unknown>()): Array<Record<string, unknown>> => {
+      if (!schema || typeof schema !== "object" || seen.has(schema)) return [];
+      seen.add(schema);
+      const node = schema as Record<string, unknown>;
+      const ref = typeof node.$ref === "string" ? schemas[node.$ref.replace("#/components/schemas/", "")] : undefined;
+      const children = [ref, node.items, ...Object.values((node.properties as object | undefined) ?? {}), ...((node.anyOf as unknown[]) ?? []), ...((node.oneOf as unknown[]) ?? [])];
+      return [...(node.type === "object" || node.properties ? [node] : []), ...children.flatMap((child) => objectsOf(child, seen))];
+    };
+    const nullable = (p: Record<string, unknown>) =>
+      (Array.isArray(p.type) && p.type.includes("null")) || [...((p.anyOf as Array<Record<string, unknown>>) ?? []), ...((p.oneOf as Array<Record<string, unknown>>) ?? [])].some((v) => v.type === "null") || Object.keys(p).every((k) => k === "description");
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [mediaType, media] of Object.entries(operation.requestBody?.content ?? {})) {
+          for (const object of objectsOf(media.schema)) {
+            const where = `${method.toUpperCase()} ${path} ${mediaType}`;
+            if (!path.startsWith("/api/v1/")) {
+              expect(object.additionalProperties, where).not.toBe(false);
+              continue;
+            }
+            checked += 1;
+            expect(object.additionalProperties, where).toBe(false);
+            if (mediaType !== "application/json") continue;
+            const required = new Set((object.required as string[] | undefined) ?? []);
+            for (const [name, property] of Object.entries((object.properties as Record<string, Record<string, unknown>>) ?? {})) {
+              if (!required.has(name)) expect(nullable(property), `${where} ${name}`).toBe(true);
+            }
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
   });
 });
