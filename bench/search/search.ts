@@ -1,5 +1,5 @@
 /**
- * Transcript search and edit-save benchmark (issue 19), on a real embedded PostgreSQL
+ * Transcript search and edit-save benchmark (decision 0021), on a real embedded PostgreSQL
  * with the transcription service's own migrations and code.
  *
  *   npm run bench:search                     # full: 10,000 one-hour transcripts

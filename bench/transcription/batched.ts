@@ -1,5 +1,5 @@
 /**
- * Benchmark: sequential vs parallel windows vs batched decoding (issue 21, decision 0026).
+ * Benchmark: sequential vs parallel windows vs batched decoding (decision 0026).
  * The same files through the worker's local engine adapter (LocalTranscriber, the code a
  * worker runs for a job) three ways, one pass each, in one run:
  *   sequential — one engine, both threads, one 30-second stretch after another;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's two commands the way a new user meets them (issue 17, decision 0019):
+# The README's two commands the way a new user meets them (decision 0019):
 #
 #   deploy/scripts/first-run-check.sh            (as root: it needs a private mount namespace)
 #

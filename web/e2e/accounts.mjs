@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Browser acceptance of accounts (issue 4) against a running stack with a mail catcher:
+// Browser acceptance of accounts (decision 0006) against a running stack with a mail catcher:
 // open /account signed out → sent to /?redirect=/account → sign in through the UI with a
 // fresh e-mail and the link from the mail catcher → land on /account ('Account Settings')
 // → change the name → the user menu shows it → sign out → /dashboard sends to / again.

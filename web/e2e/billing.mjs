@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Browser acceptance of billing (issue 8) against a running stack whose billing service has
+// Browser acceptance of billing (decision 0013) against a running stack whose billing service has
 // Stripe keys pointing at stripe-mock: a new user sees the free plan and the upgrade button
 // (which leaves for Stripe Checkout); once at the free limit, starting a transcription is
 // refused with the server's message; after a webhook signed by Stripe's own SDK

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Browser check of the public blog (issue 9): /blog lists the seeded posts under the title
+// Browser check of the public blog (decision 0012): /blog lists the seeded posts under the title
 // 'Blog | <brand>' with the spec's description; opening a post titles the page after it;
 // an unknown slug shows 'Post not found'.
 // Usage: node web/e2e/blog.mjs <base-url>

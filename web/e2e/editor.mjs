@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Browser journey of the transcript editor (issue 19) against a running stack with a mail
+// Browser journey of the transcript editor (decision 0021) against a running stack with a mail
 // catcher and the local Whisper engine: real speech (espeak-ng) uploaded and transcribed
 // through the UI; then correct a word and split a segment on the page, save, reload: the
 // corrected word is there, carries a time inside the original segment's span and

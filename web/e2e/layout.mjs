@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Browser check of the screens' polish (issue 19): at phone width (375×740), in the light
+// Browser check of the screens' polish (decision 0021): at phone width (375×740), in the light
 // and the dark theme, the dashboard, the upload/start form and the transcript page do not
 // scroll sideways, their controls are in reach, and text on them has readable contrast
 // (WCAG AA 4.5:1 from the computed colours). The language combobox works by keyboard alone:

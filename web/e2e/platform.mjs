@@ -34,7 +34,7 @@ function check(name, ok, detail = "") {
 }
 
 try {
-  // The OS prefers dark: the app must still start light (spec §3), and 'system' must follow it.
+  // The OS prefers dark: the app must still start light (docs/requirements.md "Entities"), and 'system' must follow it.
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "dark" });
   const page = await context.newPage();
   const pageErrors = [];

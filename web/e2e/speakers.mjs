@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Browser journey of speakers (issue 18) against a running stack with a mail catcher, the
+// Browser journey of speakers (decision 0020) against a running stack with a mail catcher, the
 // local Whisper engine and the diarizer's weights: sign in, upload a two-voice conversation
 // (espeak-ng's en-us pitched down and its female variant pitched up, with sox), start it
 // with "Identify speakers" on, open the transcript, see two speakers in colour with turn

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Browser journey of the transcription (issue 6) and exports (issue 7) against a running
+// Browser journey of the transcription (docs/api.md) and exports (decision 0007) against a running
 // stack with a mail catcher and the local Whisper engine: sign in through the UI, upload
 // real speech synthesized from a known script (espeak-ng → WAV → ffmpeg → mp3), start it
 // with the default local model, watch the table's status reach 'Completed' without a
@@ -196,12 +196,12 @@ try {
   const activeAfter = await page.locator('ol.segments > li[aria-current="true"]').getAttribute("data-segment-id").catch(() => null);
   check("clicking the last segment moves the player to its start", Math.abs(jumped - target.start) < 0.3 && activeAfter === String(target.id), `currentTime ${jumped.toFixed(2)} s, segment starts at ${target.start} s, highlighted ${activeAfter}`);
 
-  // Exports (issue 7): every format from the menu.
+  // Exports (decision 0007): every format from the menu.
   const exported = await exportEachFormat(page, { check, timeout: 60_000 });
   console.log(`# exports: ${exported.map((e) => `${e.name} (${e.size} B)`).join(", ")}`);
   await shot("exported");
 
-  // Re-run with another local model (issue 6): the page polls until the new result is in.
+  // Re-run with another local model (docs/api.md): the page polls until the new result is in.
   const other = catalog.models?.find((m) => m.provider === "local" && m.available && m.id !== model && m.languages.includes("en"));
   if (other) {
     await page.getByRole("button", { name: "Re-run" }).click();

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Browser acceptance of the upload screen (issue 5) against a running stack with a mail
+// Browser acceptance of the upload screen (decision 0009) against a running stack with a mail
 // catcher: sign in through the UI (as accounts.mjs), synthesize real speech (espeak-ng →
 // WAV → ffmpeg → mp3), choose it with the file input on /dashboard, watch the progress bar
 // reach 100%, see 'Processing…' and then the file ready with the start form; start a

@@ -1,4 +1,4 @@
-// The global network watcher (spec §2) with the real toaster: browser online/offline events
+// The global network watcher (docs/requirements.md "Screens") with the real toaster: browser online/offline events
 // in, visible toast texts out.
 import { act, render, screen, waitFor } from "@testing-library/react";
 import { toast } from "sonner";

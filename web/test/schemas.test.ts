@@ -12,7 +12,7 @@ import {
 const messagesOf = (result: { success: boolean; error?: { issues: Array<{ message: string }> } }) =>
   result.success ? [] : result.error!.issues.map((i) => i.message);
 
-describe("upload rules (spec §5)", () => {
+describe("upload rules (docs/requirements.md: Validation)", () => {
   const valid = { fileName: "talk.mp3", fileSize: 1024, contentType: "audio/mpeg", duration: 12.5 };
 
   it("accepts every allowed type up to exactly 100 MB", () => {
@@ -35,7 +35,7 @@ describe("upload rules (spec §5)", () => {
   });
 });
 
-describe("transcription settings (spec §3, §5)", () => {
+describe("transcription settings (docs/requirements.md: Entities, Validation)", () => {
   const base = { provider: "groq", model: "whisper-large-v3", responseFormat: "verbose_json", timestampGranularities: ["segment"], language: "de" };
 
   it("defaults temperature to 0 and translation to off", () => {
@@ -62,7 +62,7 @@ describe("transcription settings (spec §3, §5)", () => {
   });
 });
 
-describe("rename (spec §5)", () => {
+describe("rename (docs/requirements.md: Validation)", () => {
   it("trims, refuses empty and more than 255 characters", () => {
     expect(renameRequestSchema.parse({ newName: "  Interview  " })).toEqual({ newName: "Interview" });
     expect(messagesOf(renameRequestSchema.safeParse({ newName: "   " }))).toEqual(["Name cannot be empty"]);

@@ -1,4 +1,4 @@
-// Speakers on the transcript page (issue 18): turn labels in colour, rename in place (with
+// Speakers on the transcript page (decision 0020): turn labels in colour, rename in place (with
 // the API's rules), filter by speaker, identify speakers again; the start form's toggle and
 // counts. Real components and API client, `fetch` stubbed at the network boundary.
 import { QueryClientProvider } from "@tanstack/react-query";

@@ -1,4 +1,4 @@
-// The toast area's limits (spec §4, §9), checked against sonner's real behaviour: what
+// The toast area's limits (docs/requirements.md "States", "Limits"), checked against sonner's real behaviour: what
 // sonner takes as props is asserted in the rendered DOM and by timing, what it keeps as
 // internal constants is asserted by behaviour where jsdom allows and by its source.
 import { act, fireEvent, render, screen } from "@testing-library/react";

@@ -113,8 +113,8 @@ describe("embedded mode: npm start", () => {
     if (!browserAvailable()) return context.skip();
     // smoke.mjs: home, not-found, error screen; platform.mjs: theme kept across a reload,
     // 'system' following the OS, offline/online toasts; accounts.mjs: magic-link sign-in
-    // through the UI to the saved target, name change, sign-out (issue 4); upload.mjs: a real
-    // mp3 (espeak-ng, ffmpeg) chosen on /dashboard, progress to 100%, processed, listed (issue 5).
+    // through the UI to the saved target, name change, sign-out (decision 0006); upload.mjs: a real
+    // mp3 (espeak-ng, ffmpeg) chosen on /dashboard, progress to 100%, processed, listed (decision 0009).
     // The last two read the link from the mail catcher; together with the magic-link check
     // above they send 3 links, within the auth service's 5 per minute per address.
     const mailUrl = `http://127.0.0.1:${env.MAILDEV_WEB_PORT}`;
@@ -123,7 +123,7 @@ describe("embedded mode: npm start", () => {
       ["web/e2e/platform.mjs", []],
       ["web/e2e/accounts.mjs", [mailUrl]],
       ["web/e2e/upload.mjs", [mailUrl]],
-      // blog.mjs (issue 9): /blog, a post's document title, 'Post not found'.
+      // blog.mjs (decision 0012): /blog, a post's document title, 'Post not found'.
       ["web/e2e/blog.mjs", []],
     ];
     for (const [script, extra] of scripts) runBrowserScript(stack!, script, extra, 180_000);
@@ -131,7 +131,7 @@ describe("embedded mode: npm start", () => {
 
   it("transcribes in the browser with the local Whisper engine, plays along, re-runs and exports every format", async (context) => {
     if (!browserAvailable()) return context.skip();
-    // transcript.mjs (issues 6 and 7): espeak-ng speech from a known script uploaded and
+    // transcript.mjs (docs/api.md, decision 0007): espeak-ng speech from a known script uploaded and
     // started with the default local model, 'Completed' in the table without a reload, the
     // transcript's word error rate against the script (≤ 20%, printed), play with the
     // highlight moving, a click on a later segment moving the player, a re-run with another
@@ -144,7 +144,7 @@ describe("embedded mode: npm start", () => {
 
   it("identifies speakers, renames S1 in place and downloads the vtt with its name (speakers.mjs)", async (context) => {
     if (!browserAvailable()) return context.skip();
-    // speakers.mjs (issue 18): a two-voice conversation started with 'Identify speakers', two
+    // speakers.mjs (decision 0020): a two-voice conversation started with 'Identify speakers', two
     // coloured speakers with turn labels, S1 renamed in place, S2 hidden and shown, and the
     // vtt from the export menu with <v Name>. The worker finds the diarizer's weights in
     // WHISPER_MODELS_DIR/speaker-encoder (deploy/models/fetch-models.sh speaker-encoder).
@@ -178,7 +178,7 @@ describe("embedded mode: npm start", () => {
 
   it("edits a transcript in the browser: correct, split, save, reload, play, export, history, restore, two tabs (editor.mjs)", async (context) => {
     if (!browserAvailable()) return context.skip();
-    // editor.mjs (issue 19): the corrected word keeps the misrecognised word's time, plays and
+    // editor.mjs (decision 0021): the corrected word keeps the misrecognised word's time, plays and
     // highlights, srt/vtt have it inside the original segment's span, revisions and restore,
     // and a second tab's stale save gets the conflict dialog with its text kept.
     runBrowserScript(stack!, "web/e2e/editor.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 840_000);
@@ -186,7 +186,7 @@ describe("embedded mode: npm start", () => {
 
   it("fits a phone in the light and dark theme, and the language combobox works by keyboard (layout.mjs)", async (context) => {
     if (!browserAvailable()) return context.skip();
-    // layout.mjs (issue 19): dashboard, start form and transcript page at 375×740 in both
+    // layout.mjs (decision 0021): dashboard, start form and transcript page at 375×740 in both
     // themes: no sideways scroll, controls in reach, text contrast ≥ 4.5:1; screenshots go to
     // E2E_SCREENSHOT_DIR (or a temp dir it prints).
     logWhisperEnvironment();
@@ -196,7 +196,7 @@ describe("embedded mode: npm start", () => {
 
   it("refuses a free user at the limit and accepts the same upload once a signed webhook makes them premium", async (context) => {
     if (!browserAvailable() || !stripeMockUp) return context.skip();
-    // billing.mjs (issue 8): plan card, checkout redirect, the trial-limit refusal in the
+    // billing.mjs (decision 0013): plan card, checkout redirect, the trial-limit refusal in the
     // start form, a forged and a signed Stripe webhook, the ?subscription=success return and
     // the plan in Account Settings.
     runBrowserScript(stack!, "web/e2e/billing.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 240_000, {
@@ -262,7 +262,7 @@ describe("configuration errors", () => {
   });
 });
 
-// Issue 10's last acceptance: the same services on Kafka (EVENT_BUS=kafka) pass the upload →
+// The event bus's last acceptance (decision 0008): the same services on Kafka (EVENT_BUS=kafka) pass the upload →
 // transcript → export journey. Runs when KAFKA_BROKERS names a broker (CI starts one with
 // deploy/kafka/kafka.sh start); otherwise skipped with the reason, unless REQUIRE_KAFKA is set.
 const kafkaBrokers = process.env.KAFKA_BROKERS;

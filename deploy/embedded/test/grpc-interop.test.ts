@@ -29,7 +29,7 @@ import { processes } from "../src/services.js";
 import { getHealth, newStackDataDir, ownStackEnv, type RunningStack, startStack, waitFor } from "./stack.js";
 
 /**
- * The services as another team's gRPC client sees them (issue 23): @grpc/grpc-js with the
+ * The services as another team's gRPC client sees them (decision 0023): @grpc/grpc-js with the
  * .proto files loaded by @grpc/proto-loader, against `npm start`'s processes. Answers are
  * compared with the Connect client's by decoding both into the generated message types.
  */

@@ -74,7 +74,7 @@ export function authOptions({ config, secret, db, mailer, logger }: AuthDependen
       ...authTableNames.user,
       changeEmail: {
         enabled: config.AUTH_CHANGE_EMAIL_ENABLED,
-        // Spec §4: an unverified address is replaced at once (and verified again);
+        // docs/requirements.md "States": an unverified address is replaced at once (and verified again);
         // a verified one is only changed after the current address confirms.
         updateEmailWithoutVerification: true,
         sendChangeEmailConfirmation: async ({ user, newEmail, url }) => {

@@ -23,7 +23,7 @@ export function specRules(options: { mailer: AuthMailer; deleteTokenExpiresIn: n
   return {
     id: "transcribe-spec-rules",
     endpoints: {
-      // Spec §7 lists POST /forget-password next to /request-password-reset; better-auth
+      // docs/requirements.md "Calls" keeps POST /forget-password next to /request-password-reset; better-auth
       // 1.7 only has the latter. Same body, same answer.
       forgetPassword: createAuthEndpoint(
         "/forget-password",
@@ -34,7 +34,7 @@ export function specRules(options: { mailer: AuthMailer; deleteTokenExpiresIn: n
     hooks: {
       before: [
         {
-          // Spec §8: revoking a session that is not the caller's is UNAUTHORIZED, and an
+          // docs/requirements.md "Errors": revoking a session that is not the caller's is UNAUTHORIZED, and an
           // unknown token is 'Session not found'. better-auth 1.7 answers both with
           // {status: true} and does nothing.
           matcher: (ctx) => ctx.path === "/revoke-session",
@@ -51,7 +51,7 @@ export function specRules(options: { mailer: AuthMailer; deleteTokenExpiresIn: n
           }),
         },
         {
-          // Spec §5: a new address owned by another user is refused with 'Couldn't update
+          // docs/requirements.md "Validation": a new address owned by another user is refused with 'Couldn't update
           // your email'. better-auth 1.7 answers {status: true} and sends nothing, to hide
           // which addresses are registered; the spec prefers a clear refusal (the caller
           // is signed in, and the endpoint is rate limited).
@@ -71,7 +71,7 @@ export function specRules(options: { mailer: AuthMailer; deleteTokenExpiresIn: n
           }),
         },
         {
-          // Spec §4/§6: deletion is immediate with a password or a fresh session, and goes
+          // docs/requirements.md "States", "Roles": deletion is immediate with a password or a fresh session, and goes
           // through a mailed link otherwise. better-auth either always mails (when a
           // sender is configured) or refuses a stale session; the mailed path is taken
           // here and the rest left to the built-in endpoint, configured without a sender.
@@ -104,7 +104,7 @@ export function specRules(options: { mailer: AuthMailer; deleteTokenExpiresIn: n
       ],
       after: [
         {
-          // Spec §5/§8 word these messages differently from better-auth 1.7. Every path:
+          // docs/requirements.md "Validation" and "Errors" word these messages differently from better-auth 1.7. Every path:
           // set-password is server-only and so has none to match on.
           matcher: () => true,
           handler: createAuthMiddleware(async (ctx) => {

@@ -26,7 +26,7 @@ describe("AuthService over Connect", () => {
     const answer = await client.getSession({ cookie: browser.cookieHeader() });
     expect(answer.user?.email).toBe("rpc-1@example.com");
     expect(answer.user?.emailVerified).toBe(true);
-    expect(answer.user?.name).toBeUndefined(); // better-auth's "" is "no name" (spec §3: optional)
+    expect(answer.user?.name).toBeUndefined(); // better-auth's "" is "no name" (docs/requirements.md "Entities": optional)
     expect(answer.session?.id).toBeTruthy();
     expect(answer.session?.expiresAt).toBeDefined();
   });

@@ -17,6 +17,7 @@ import { crossSiteGuard } from "./http/csrf.js";
 import { recordRoutes } from "./http/route-table.js";
 import { drainUnreadBodies } from "./http/unread-body.js";
 import { refuseNulCharacters } from "./http/nul-guard.js";
+import { requestBodyRule } from "./http/request-body.js";
 import { securityHeaders, thirdPartyOrigins } from "./http/security-headers.js";
 import { openApi, sessionCookieName } from "./http/openapi.js";
 import { apiDocs } from "./http/api-docs.js";
@@ -104,6 +105,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
   const sessions = createSessionResolver(createAuthClient(urls, config.SERVICE_TIMEOUT_MS), { ttlMs: config.SESSION_CACHE_TTL_MS });
   requireSessionOnApi(app, sessions);
   refuseNulCharacters(app);
+  requestBodyRule(app);
   await app.register(healthRoutes, {
     clients: createHealthClients(urls, config.HEALTH_TIMEOUT_MS),
     engine: engineCheckFrom(createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.HEALTH_TIMEOUT_MS }), config.HEALTH_TIMEOUT_MS),

@@ -34,7 +34,8 @@ export interface DashboardStack {
   stop(): Promise<void>;
 }
 
-export async function startDashboardStack(name: string): Promise<DashboardStack> {
+/** bffEnv: more BFF settings, e.g. the URL of a service the stack does not start. */
+export async function startDashboardStack(name: string, bffEnv: Record<string, string> = {}): Promise<DashboardStack> {
   const logger = createLogger(`bff-${name}-test`, "silent");
   let auth: AuthHarness;
   let media: MediaHarness;
@@ -91,6 +92,7 @@ export async function startDashboardStack(name: string): Promise<DashboardStack>
       AUTH_URL: auth.server.url,
       MEDIA_URL: media.url,
       TRANSCRIPTION_URL: transcription.url,
+      ...bffEnv,
     }),
     logger,
   );

@@ -5,7 +5,7 @@ const MB = 1024 * 1024;
 
 /**
  * The media service's own variables (the common ones, DATABASE_URL and the event bus
- * are added by runService). Every limit of spec §5 and §9 is here with the spec's value
+ * are added by runService). Every limit of docs/requirements.md "Validation", "Limits" is here with the spec's value
  * as its default.
  */
 export const mediaConfigSchema = z.object({
@@ -39,7 +39,7 @@ export const mediaConfigSchema = z.object({
    */
   STORAGE_NOTIFICATION_TOKEN: env.optionalString(),
 
-  /** Spec §5: at most 100 MB per file. */
+  /** docs/requirements.md "Validation": at most 100 MB per file. */
   MEDIA_MAX_FILE_BYTES: env.positiveInt(100 * MB),
   /** Longest audio accepted after probing (seconds); guards disk and CPU, spec is silent. */
   MEDIA_MAX_DURATION_SECONDS: env.positiveInt(6 * 60 * 60),

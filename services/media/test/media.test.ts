@@ -197,7 +197,7 @@ describe("chunks", () => {
   });
 });
 
-describe("refusals before upload (spec §5, word for word)", () => {
+describe("refusals before upload (docs/requirements.md: Validation, word for word)", () => {
   const base = { fileName: "talk.mp3", size: 1000, contentType: "audio/mpeg" };
   const cases: Array<[string, Partial<typeof base> & { duration?: number }, string]> = [
     ["an empty file", { size: 0 }, "File cannot be empty"],

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { Db } from "./db/repository.js";
 
 /**
- * Full-text search over one user's transcripts (issue 19): the current revision's
+ * Full-text search over one user's transcripts (decision 0021): the current revision's
  * segments (transcription_search_segments) and the names, never deleted transcripts.
  *
  * Each transcript's segments are indexed with the configuration of its language

@@ -44,7 +44,7 @@ describe("status state machine", () => {
   });
 });
 
-describe("settings (spec §5)", () => {
+describe("settings (docs/requirements.md: Validation)", () => {
   const refusal = (fn: () => unknown) => {
     try {
       fn();

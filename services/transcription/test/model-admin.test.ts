@@ -12,7 +12,7 @@ import { fakeModel, startHub } from "./hub-server.js";
 import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, whisperPython } from "./helpers.js";
 
 /**
- * Models on demand through the service's RPCs (issue 21): the catalog's honest
+ * Models on demand through the service's RPCs (decision 0033): the catalog's honest
  * availability, an administrator's download from a local server speaking the model hub's
  * API (HF_ENDPOINT), a job accepted for a model not downloaded yet, and removal rules.
  */

@@ -102,7 +102,7 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
   const bob = `user-${randomUUID()}`;
   const settings = (extra: Record<string, unknown> = {}) => ({ model: "whisper-tiny.en", language: "en", ...extra });
 
-  it("refuses with the spec's messages (§5)", async () => {
+  it("refuses with the spec's messages (docs/requirements.md: Validation)", async () => {
     const file = stack.media.addFile({ userId: alice, duration: 5 });
     const cases: Array<[Record<string, unknown>, string, Code]> = [
       [{ model: "whisper-base", language: "" }, "Please select a language", Code.InvalidArgument],

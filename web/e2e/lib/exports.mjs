@@ -1,4 +1,4 @@
-// The transcript page's export menu (issue 7), driven as a person would: open 'Export',
+// The transcript page's export menu (decision 0007), driven as a person would: open 'Export',
 // pick a format, and wait for the browser's download. Each file must arrive non-empty with
 // the format's extension (the name comes from the server's Content-Disposition).
 import { stat } from "node:fs/promises";

@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { logRenderError } from "./render-errors";
 
 /**
- * Renders the app into `container` only if it is empty (spec §2). Something else already
+ * Renders the app into `container` only if it is empty (docs/requirements.md "Screens"). Something else already
  * owning the element (a second script tag, a browser extension, server-rendered markup)
  * must not be clobbered. The app is built lazily so nothing is constructed when refused.
  * `rootOptions` replaces the default error callbacks (main.tsx adds error reporting to them).

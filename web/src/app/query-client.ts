@@ -1,4 +1,4 @@
-// Data-fetching defaults from the spec (§8, §9).
+// Data-fetching defaults from the spec (docs/requirements.md "Errors", "Limits").
 import { QueryClient } from "@tanstack/react-query";
 
 export const QUERY_STALE_TIME_MS = 5 * 60 * 1000;

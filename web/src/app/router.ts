@@ -5,7 +5,7 @@ import { RouteErrorScreen } from "../components/RouteErrorScreen";
 import { invalidateSessionOnApiAuthError } from "../lib/session/gate";
 import { routeTree } from "../routeTree.gen";
 
-// Spec §2/§9: preload on hover/focus after a short pause so passing the pointer over a
+// docs/requirements.md "Screens", "Limits": preload on hover/focus after a short pause so passing the pointer over a
 // link does not fire requests, and keep preloaded data for 10 minutes.
 export const ROUTE_PRELOAD_DELAY_MS = 250;
 export const ROUTE_PRELOAD_STALE_TIME_MS = 600_000;

@@ -1,4 +1,4 @@
-// Toast area with the spec's limits (§4, §9; values in lib/toast-config) and the app's own
+// Toast area with the spec's limits (docs/requirements.md "States", "Limits"; values in lib/toast-config) and the app's own
 // icons for the five toast styles, so toasts match the rest of the UI in both themes.
 import type { CSSProperties, ReactNode } from "react";
 import { Toaster, type ToasterProps } from "sonner";

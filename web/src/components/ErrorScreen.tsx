@@ -7,7 +7,7 @@ import { Button, buttonClassName } from "./ui/Button";
 /** How long the "Copied" confirmation stays visible after copying error details. */
 export const COPY_CONFIRMATION_MS = 2000;
 
-// The product ships with copying turned off (spec §2); the handler is kept ready so
+// The product ships with copying turned off (docs/requirements.md "Screens"); the handler is kept ready so
 // enabling it later is a one-line change rather than new code.
 const COPY_ERROR_DETAILS_ENABLED = false;
 

@@ -1,4 +1,4 @@
-// Magic-link sign-in (spec §1, §4): the visitor gives an e-mail address, the auth service
+// Magic-link sign-in (docs/requirements.md "Product", "States"): the visitor gives an e-mail address, the auth service
 // mails a link whose callbackURL is where they were headed (the gate's `?redirect`, or the
 // copy it saved), and following it signs them in and lands them there.
 import { useMutation, useQuery } from "@tanstack/react-query";

@@ -1,4 +1,4 @@
-// The transcript page's own error screen (spec §2): a transcript that fails to load is
+// The transcript page's own error screen (docs/requirements.md "Screens"): a transcript that fails to load is
 // usually one that was deleted or a dropped connection, so the way out is back to the
 // list, inside the dashboard layout, rather than the root's full-page crash screen.
 import { Link, useRouter, type ErrorComponentProps } from "@tanstack/react-router";

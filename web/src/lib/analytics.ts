@@ -75,7 +75,7 @@ export function capture(event: string, props: AnalyticsProps = {}): void {
 }
 
 /**
- * Keeps the analytics person in step with the signed-in user (spec §4). Called with the
+ * Keeps the analytics person in step with the signed-in user (docs/requirements.md "States"). Called with the
  * session's user on every session change; only an id change does anything. PostHog's
  * distinct id already starting with the user id means this browser is identified as them
  * (e.g. a reload), and identifying again would be a wasted request.

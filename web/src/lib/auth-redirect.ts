@@ -1,4 +1,4 @@
-// Where a signed-out visitor was headed, kept across the sign-in round trip (spec §4: saved
+// Where a signed-out visitor was headed, kept across the sign-in round trip (docs/requirements.md "States": saved
 // in local storage under an auth redirect key). The value comes back from storage and from
 // a URL anyone can craft, so it is only ever followed when it is a path on this site:
 // anything else would make sign-in an open redirect.

@@ -1,4 +1,4 @@
-// Error reporting (spec §8, §9) through Sentry, used only when the operator sets
+// Error reporting (docs/requirements.md "Errors", "Limits") through Sentry, used only when the operator sets
 // VITE_SENTRY_DSN. Without it @sentry/react is never even downloaded: it is imported
 // dynamically, and only type imports of it appear at the top of this module.
 //
@@ -12,7 +12,7 @@ type SentryModule = typeof import("@sentry/react");
 export type AppEnvironment = "development" | "production" | "preview";
 export const APP_ENVIRONMENTS: readonly AppEnvironment[] = ["development", "production", "preview"];
 
-/** Spec §9; all zero in development so local work never reaches the shared project. */
+/** docs/requirements.md "Limits"; all zero in development so local work never reaches the shared project. */
 export const ERROR_SAMPLE_RATE = 0.85;
 export const TRACES_SAMPLE_RATE = 0.25;
 export const PROFILES_SAMPLE_RATE = 0.8;

@@ -1,4 +1,4 @@
-// Global network watcher (spec §2): tells the visitor when the browser loses or regains its
+// Global network watcher (docs/requirements.md "Screens"): tells the visitor when the browser loses or regains its
 // connection. It reacts to the browser's online/offline events only, so loading the page
 // (online or not) shows nothing; the first toast appears on the first change.
 import { useEffect } from "react";

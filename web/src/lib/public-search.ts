@@ -1,5 +1,5 @@
 // Search params of the public pages. `redirect` carries the URL a signed-out visitor tried
-// to open, so sign-in can send them back there (spec §4).
+// to open, so sign-in can send them back there (docs/requirements.md "States").
 import { z } from "zod";
 
 // A malformed value (e.g. `?redirect=5`, which the router parses as a number) is dropped

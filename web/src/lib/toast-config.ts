@@ -1,4 +1,4 @@
-// Toast limits from the spec (§4, §9), in one place. Sonner takes some of them as props;
+// Toast limits from the spec (docs/requirements.md "States", "Limits"), in one place. Sonner takes some of them as props;
 // the others are constants inside sonner itself (SWIPE_THRESHOLD, TIME_BEFORE_UNMOUNT)
 // with no prop. Those are listed here too, so test/toast-config.test.tsx can check the
 // installed sonner still uses them: an upgrade that changes one fails a test rather than

@@ -44,7 +44,7 @@ function AuthenticatedLayout() {
 }
 
 /**
- * The magic-link landing (spec §4): better-auth's verify endpoint redirects to the link's
+ * The magic-link landing (docs/requirements.md "States"): better-auth's verify endpoint redirects to the link's
  * callbackURL, which already is the saved destination, so landing there only has to forget
  * it. When the link came back to the default page instead (it was requested from a plain
  * home page while a destination was saved), go on to the saved page. Either way the saved

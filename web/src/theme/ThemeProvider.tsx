@@ -1,4 +1,4 @@
-// Site-wide theme (spec §3, §4). The preference is kept in localStorage so it survives
+// Site-wide theme (docs/requirements.md "Entities", "States"). The preference is kept in localStorage so it survives
 // reloads, and is applied as a class on <html> so plain CSS can switch variables without
 // any React involvement.
 import { createContext, use, useCallback, useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from "react";

@@ -1,5 +1,5 @@
 /**
- * How a deletion request without a token is handled (spec §4, §6):
+ * How a deletion request without a token is handled (docs/requirements.md "States", "Roles"):
  * - a password is given: better-auth checks it and deletes at once (or refuses);
  * - the session is fresh (younger than freshAge, or freshAge is 0): deleted at once;
  * - otherwise: a verification e-mail goes out and the link completes the deletion.
@@ -19,7 +19,7 @@ export function deletionPath(input: {
   return age < input.freshAgeSeconds * 1000 ? "immediate" : "verify-by-email";
 }
 
-/** Spec §9: the deletion token is 32 characters of digits and lowercase letters. */
+/** docs/requirements.md "Limits": the deletion token is 32 characters of digits and lowercase letters. */
 export const DELETE_TOKEN_LENGTH = 32;
 export const DELETE_TOKEN_ALPHABET = ["0-9", "a-z"] as const;
 

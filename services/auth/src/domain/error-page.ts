@@ -1,7 +1,7 @@
 import { escapeHtml } from "@transcribe/platform";
 
 /**
- * GET /auth/error (spec §2): a plain HTML page 'Authentication Error' showing the
+ * GET /auth/error (docs/requirements.md "Screens"): a plain HTML page 'Authentication Error' showing the
  * error code, escaped (it comes from the query string), 'Unknown' when absent, and a
  * 'Return to Application' link to the root.
  */

@@ -17,7 +17,7 @@ export async function authRoutes(app: FastifyInstance, options: { auth: Auth; ba
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
 
-    // Spec §2's page, in place of better-auth's own (which production turns into a redirect).
+    // The page of docs/requirements.md "Screens", in place of better-auth's own (which production turns into a redirect).
     scope.get("/auth/error", async (request, reply) => {
       const code = (request.query as { error?: unknown }).error;
       return reply

@@ -28,7 +28,7 @@ interface UserLike {
   updatedAt: Date | string;
 }
 
-/** Spec §3: name and image are optional; better-auth stores a missing name as "". */
+/** docs/requirements.md "Entities": name and image are optional; better-auth stores a missing name as "". */
 export function toProtoUser(user: UserLike) {
   return create(UserSchema, {
     id: user.id,

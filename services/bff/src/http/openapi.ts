@@ -3,6 +3,7 @@ import type { FastifyInstance, RouteOptions } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { globalRegistry, type ZodType, z } from "zod";
 import { exportFormatNames, namesText } from "../extension-points.js";
+import { strictRequestBodies } from "./request-body.js";
 
 /**
  * The OpenAPI document is generated from the same zod schemas and route definitions the
@@ -38,7 +39,7 @@ const HTTP_METHODS = new Set(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD",
 
 /** What a refusal means, by status: every error response of the API has the one ApiError body. */
 const errorDescriptions: Record<string, string> = {
-  "400": "The request is invalid; `error.message` says what to fix (`invalid_request` carries the field issues in `error.detail`)",
+  "400": "The request is invalid; `error.message` says what to fix (`invalid_request` carries the field issues in `error.detail`; an unknown body field is `<path>: unknown field`)",
   "401": "No valid credential: not signed in, or the session or API key is invalid or expired (`unauthenticated`)",
   "402": "The free trial's minutes would be exceeded (`trial_limit_exceeded`, with used, limit, remaining and requested minutes in `error.detail`)",
   "403": "Refused (`permission_denied`), e.g. a cross-site request with the session cookie",
@@ -124,6 +125,9 @@ export async function openApi(app: FastifyInstance, settings: OpenApiSettings): 
         description:
           "The product API: upload a recording, transcribe it with a speech model, read, correct and export the transcript. " +
           "JSON with snake_case field names; every refusal is `{\"error\": {\"code\", \"message\", \"detail\"?}}` with the HTTP status. " +
+          "Request bodies of /api/v1 are closed: a field the schema does not name, at any depth, is refused with 400 `invalid_request` whose message starts with its path " +
+          "(`settings.vocabularyy: unknown field`), and nothing is written; `null` for an optional field is the same as leaving it out. " +
+          "The OpenAI-compatible /v1 routes ignore unknown fields, as OpenAI's API does. " +
           "Sign in with an e-mail link (`/auth/sign-in/magic-link`) and send the session cookie, or send an API key as `Authorization: Bearer tsk_…`. " +
           "Live transcription is a WebSocket, outside this document: `GET /api/v1/live` and the OpenAI Realtime API's transcription session at `GET /v1/realtime?intent=transcription`, " +
           "described in the repository's docs/api.md, section \"Live transcription\". " +
@@ -223,6 +227,8 @@ function finishDocument(document: OpenApiDocument, notes: Map<string, Record<str
     const { $id: _id, $schema: _schema, ...rest } = schema;
     schemas[name] = rest;
   }
+  // Before the input copies are merged with their output side: the rule is about requests only.
+  strictRequestBodies(document.paths, schemas);
   // fastify-type-provider-zod names the input side of a schema `<name>Input`; where it is
   // the same as the output side, one component is enough.
   const renames = new Map<string, string>();

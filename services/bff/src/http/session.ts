@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { apiKeyMayUse, bearerOf, isApiKey } from "./api-key-scope.js";
 import { sendApiError } from "./api-error.js";
 
-/** The signed-in user as routes see it (spec §3 User). */
+/** The signed-in user as routes see it (docs/requirements.md "Entities" User). */
 export interface SessionUser {
   id: string;
   email: string;

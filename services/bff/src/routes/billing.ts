@@ -73,7 +73,7 @@ export const subscriptionSchema = z
 const errors = { 400: apiErrorSchema, 401: apiErrorSchema, 409: apiErrorSchema, 503: apiErrorSchema };
 
 /**
- * Trial limits, usage, Stripe checkout/portal/restore (spec §3, §7) and the Stripe webhook.
+ * Trial limits, usage, Stripe checkout/portal/restore (docs/requirements.md "Entities", "Calls") and the Stripe webhook.
  * The spec's POST /auth/subscription/restore sits in the auth proxy's space; the product
  * exposes it as POST /api/v1/billing/restore instead (decision 0013).
  */

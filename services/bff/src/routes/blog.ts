@@ -53,7 +53,7 @@ export function toBlogPost(post: Post): z.infer<typeof blogPostSchema> {
   };
 }
 
-/** GET /api/v1/blog/posts, GET /api/v1/blog/posts/{slug}, POST /api/v1/blog/webhook (spec §7): public. */
+/** GET /api/v1/blog/posts, GET /api/v1/blog/posts/{slug}, POST /api/v1/blog/webhook (docs/requirements.md "Calls"): public. */
 export const blogRoutes: FastifyPluginAsyncZod<{ client: Client<typeof BlogService> }> = async (app, { client }) => {
   app.get(
     "/api/v1/blog/posts",

@@ -25,7 +25,7 @@ export const exportResponseSchema = z
   })
   .meta({ id: "ExportResponse", description: "The rendered file, ready to download (GET download_url) until expires_at" });
 
-/** POST /api/v1/transcriptions/{id}/export (spec §7): renders in the export service, returns a download URL. */
+/** POST /api/v1/transcriptions/{id}/export (docs/requirements.md "Calls"): renders in the export service, returns a download URL. */
 export const exportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof ExportService> }> = async (app, { client }) => {
   app.post(
     "/api/v1/transcriptions/:id/export",

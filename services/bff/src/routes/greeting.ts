@@ -91,7 +91,7 @@ export function groqGreetingWriter(options: { apiKey: string; model: string; end
 }
 
 /**
- * GET /api/v1/ai-greeting?tz=Europe/Berlin → {greeting} (spec §7). With a writer (GROQ_API_KEY)
+ * GET /api/v1/ai-greeting?tz=Europe/Berlin → {greeting} (docs/requirements.md "Calls"). With a writer (GROQ_API_KEY)
  * the LLM writes it within timeoutMs, else null; without one the template answers. It
  * never fails the dashboard: any problem is a null greeting.
  */

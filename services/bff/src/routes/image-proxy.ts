@@ -5,7 +5,7 @@ import { security } from "../http/openapi.js";
 import { fetchImage, type ImageFetchOptions } from "../http/image-fetch.js";
 
 /**
- * POST /api/v1/image-proxy {url} (spec §7, §5): the image bytes, for avatars on other
+ * POST /api/v1/image-proxy {url} (docs/requirements.md "Calls", "Validation"): the image bytes, for avatars on other
  * hosts. Signed-in users only; the address rules are the platform's (net/address-guard.ts).
  */
 const imageSchema = z.string().meta({

@@ -9,6 +9,7 @@ import { readMultipartForm } from "../developer/multipart-form.js";
 import type { UploadSlots } from "../developer/upload-slots.js";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
 import { apiErrorSchema } from "../http/api-error.js";
+import { applyBodyRule, UNKNOWN_FIELD } from "../http/request-body.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 import { security } from "../http/openapi.js";
 
@@ -34,17 +35,22 @@ const jobAcceptedSchema = z
 
 const documentOnly = () => (data: unknown) => ({ value: data });
 
+/** Names OpenAI-style clients also send for the repeated fields. */
+const ALIASES: Record<string, string> = { timestamp_granularities: "timestamp_granularities[]", vocabulary: "vocabulary[]" };
+
+/**
+ * The form's text fields under the rule of every /api/v1 body (http/request-body.ts): a field
+ * the form does not name is refused with its name; an empty one is the same as leaving it out.
+ */
 function fieldsOf(fields: Map<string, string[]>) {
-  const single = (name: string) => fields.get(name)?.at(-1);
-  const granularities = [...(fields.get("timestamp_granularities[]") ?? []), ...(fields.get("timestamp_granularities") ?? [])];
   const input: Record<string, unknown> = {};
-  const vocabulary = [...(fields.get("vocabulary[]") ?? []), ...(fields.get("vocabulary") ?? [])];
-  for (const name of ["url", "model", "language", "translate_to_en", "prompt", "temperature", "use_vocabulary"]) {
-    const value = single(name);
-    if (value !== undefined && value !== "") input[name] = value;
+  for (const [sent, values] of fields) {
+    const name = ALIASES[sent] ?? sent;
+    if (name.endsWith("[]")) input[name] = [...((input[name] as string[] | undefined) ?? []), ...values];
+    else if (values.at(-1)) input[name] = values.at(-1);
   }
-  if (granularities.length > 0) input["timestamp_granularities[]"] = granularities;
-  if (vocabulary.length > 0) input["vocabulary[]"] = vocabulary;
+  const unknown = applyBodyRule(jobFormSchema, input);
+  if (unknown.length > 0) throw new AppError("invalid_argument", `${unknown[0]}: ${UNKNOWN_FIELD}`, { field: unknown[0] });
   const parsed = jobFormSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -4,7 +4,7 @@ import { apiErrorSchema } from "../http/api-error.js";
 import { isAdmin } from "../http/admin.js";
 import { security } from "../http/openapi.js";
 
-/** Spec §3 User, snake_case on the wire. name and image are null when the user has none. */
+/** docs/requirements.md "Entities" User, snake_case on the wire. name and image are null when the user has none. */
 export const meResponseSchema = z
   .object({
     id: z.string(),

@@ -9,7 +9,7 @@ import { security } from "../http/openapi.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 
 /**
- * Uploads and files (spec §3 "Uploaded file record", §5, §7 /upload, /files, /retrieve).
+ * Uploads and files (docs/requirements.md "Entities" (uploaded file record), "Validation", "Calls"; docs/api.md).
  * The rules and their messages live in the media service; these schemas check only
  * shapes, so a person sees the spec's words ("File cannot be empty"), not a schema's.
  */

@@ -15,7 +15,7 @@ const removalSchema = z
   .meta({ id: "ModelRemoval", description: "The model after its files were removed" });
 
 /**
- * An administrator's speech models (issue 21): download ahead of use, and removal. The
+ * An administrator's speech models (decision 0033): download ahead of use, and removal. The
  * transcription service owns the models directory and the rules (decision 0013); this
  * checks who may.
  */

@@ -11,7 +11,7 @@ import { resultSchema, toResultBody } from "./transcriptions.js";
 import { security } from "../http/openapi.js";
 
 /**
- * The transcript editor's API (issue 19): save an edit as a revision, list, read and
+ * The transcript editor's API (decision 0021): save an edit as a revision, list, read and
  * restore revisions, and full-text search over the caller's transcripts. The rules
  * (timings, limits, conflicts) are the transcription service's; these routes shape only.
  *

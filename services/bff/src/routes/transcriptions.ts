@@ -23,7 +23,7 @@ import { apiErrorSchema } from "../http/api-error.js";
 import { security } from "../http/openapi.js";
 
 /**
- * Transcriptions (spec §3 settings, list item, detail; §5 rules; §7 /transcriptions).
+ * Transcriptions (docs/requirements.md "Entities" for settings, list item and detail, "Validation" for the rules; docs/api.md).
  * The rules and their messages live in the transcription service; these schemas check
  * shapes only, so a person sees the spec's words ('Please select a language').
  *
@@ -100,7 +100,7 @@ export const settingsSchema = z
     vocabulary: z.array(z.string()).optional().describe("Extra terms for this file only: at most 100, 100 characters each"),
     use_vocabulary: z.boolean().optional().describe("Use the user's vocabulary (GET /api/v1/vocabulary); default true"),
   })
-  .meta({ id: "TranscriptionSettings", description: "How to transcribe (spec §3 settings)" });
+  .meta({ id: "TranscriptionSettings", description: "How to transcribe" });
 
 const createSchema = z.object({ file_id: z.string().min(1).max(64), settings: settingsSchema }).meta({ id: "StartTranscription", description: "The uploaded file (ready or still processing) and the settings" });
 const createResponseSchema = z

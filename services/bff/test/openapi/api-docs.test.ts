@@ -13,7 +13,7 @@ if (!browserHere && process.env.CI) throw new Error(`Chromium not found at ${chr
 skipWhen("browser", !browserHere && `no Chromium at ${chromiumPath}`);
 
 /**
- * Issue 24: the browsable reference at /api/docs renders the served document in Chromium,
+ * decision 0025: the browsable reference at /api/docs renders the served document in Chromium,
  * under the BFF's own CSP, and no request leaves 127.0.0.1 (every other request is
  * recorded and aborted, so a CDN font or script would show here).
  */

@@ -12,7 +12,7 @@ import { authEndpoints } from "../security/route-tables.js";
 import { documentFile, oasdiff, type OpenApiDocument, type Operation, pythonTools, repoRoot, run, servedDocument, toolPresent } from "./document.js";
 
 /**
- * Issue 24: the served OpenAPI document is valid for the standard tools, complete, and
+ * decision 0025: the served OpenAPI document is valid for the standard tools, complete, and
  * true to the routes the BFF registers; a breaking change against the last released
  * document (docs/openapi/released.json) is reported.
  */

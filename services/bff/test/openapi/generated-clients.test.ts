@@ -8,7 +8,7 @@ import { pythonTools, repoRoot, run, toolPresent } from "./document.js";
 const SCRIPT = "The committee met on Tuesday morning to review the budget for the new library.";
 
 /**
- * Issue 24's proof that clients can be generated from the document: openapi-python-client
+ * decision 0025's proof that clients can be generated from the document: openapi-python-client
  * and openapi-typescript read the document the running product serves; the Python client
  * then does what an integrator does (list models, upload real speech through the documented
  * upload flow, transcribe with the real engine, poll, export srt), and the TypeScript client

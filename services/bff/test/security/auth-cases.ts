@@ -118,7 +118,7 @@ export const authCases: Record<string, AuthCase> = {
       expect((answer.body as Array<{ userId: string }>).every((s) => s.userId === ctx.a.id)).toBe(true);
     },
   },
-  // Spec §8: revoking another user's session is UNAUTHORIZED (auth's specRules).
+  // docs/requirements.md "Errors": revoking another user's session is UNAUTHORIZED (auth's specRules).
   "/revoke-session": {
     ...withBsId((ctx) => ({ method: "POST", path: "/auth/revoke-session", body: { token: ctx.ids.bSessionToken } }), 401, "Unauthorized"),
     attack: async (ctx) => {
@@ -157,7 +157,7 @@ export const authCases: Record<string, AuthCase> = {
   "/change-email": {
     access: "session",
     request: (ctx) => ({ method: "POST", path: "/auth/change-email", body: { newEmail: `taken-${ctx.b.email}` } }),
-    // Spec §5: an address another user owns is 'Couldn't update your email'.
+    // docs/requirements.md "Validation": an address another user owns is 'Couldn't update your email'.
     attack: async (ctx) => {
       const answer = await ctx.send(ctx.a.browser, { method: "POST", path: "/auth/change-email", body: { newEmail: ctx.b.email } });
       expectAuthError(answer, 400, "change-email to B's address", "Couldn't update your email");
@@ -194,7 +194,7 @@ export const authCases: Record<string, AuthCase> = {
     access: "session",
     request: () => ({ method: "POST", path: "/auth/link-social", body: { provider: "github", callbackURL: "/account" } }),
   },
-  // Account ids: the session's user always wins over a userId in the request (spec §6).
+  // Account ids: the session's user always wins over a userId in the request (docs/requirements.md "Roles").
   "/unlink-account": withBsId((ctx) => ({ method: "POST", path: "/auth/unlink-account", body: { providerId: "credential", accountId: ctx.ids.bAccountId } }), 400, "Account not found"),
   "/get-access-token": withBsId(
     (ctx) => ({ method: "POST", path: "/auth/get-access-token", body: { accountId: ctx.ids.bAccountId, userId: ctx.b.id } }),

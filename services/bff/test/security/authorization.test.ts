@@ -10,7 +10,7 @@ import { type Product, signInAgain, signInByMagicLink, signUp, startProduct, ton
 import { authEndpoints, bffRoutes } from "./route-tables.js";
 
 /**
- * Issue 13's authorization matrix. The routes come from the BFF's own route table and
+ * docs/security.md's authorization matrix. The routes come from the BFF's own route table and
  * from better-auth's endpoint list, so a new route without a case here fails. User B owns
  * real data in the real product (an upload, a transcription by the real engine, an export,
  * two sessions, a password account); user A goes after each of B's ids through every

@@ -27,7 +27,7 @@ export const migrations: Migrations = {
   },
   "0002_export_revisions": {
     async up(db) {
-      // The transcript revision a file was rendered from (issue 19). pinned: the user
+      // The transcript revision a file was rendered from (decision 0021). pinned: the user
       // asked for that revision; otherwise it was "the current one", which a later edit
       // (TranscriptEdited) makes stale.
       await sql`alter table exports add column revision integer`.execute(db);

@@ -4,7 +4,7 @@ import { formatInfo, type ExportFormat } from "./formats.js";
 export const MAX_BASE_NAME_BYTES = 180;
 export const FALLBACK_BASE_NAME = "transcript";
 
-// The upload formats (spec §5): a display name that is still the uploaded file's name
+// The upload formats (docs/requirements.md "Validation"): a display name that is still the uploaded file's name
 // loses that extension, so "talk.mp3" exports as "talk.pdf", not "talk.mp3.pdf".
 const MEDIA_EXTENSION = /\.(mp3|wav|m4a|mp4|flac|ogg|oga|opus|webm|mpeg|mpga|aac|mov|mkv)$/i;
 // Windows refuses these as a name before the first dot, whatever the extension.

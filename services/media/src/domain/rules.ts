@@ -1,7 +1,7 @@
 import { AppError, contentTypeForFileName, normalizeUploadContentType, UPLOAD_CONTENT_TYPES } from "@transcribe/platform";
 
 /**
- * Spec §5: the types an upload may declare, each with the extension its raw object
+ * docs/requirements.md "Validation": the types an upload may declare, each with the extension its raw object
  * gets (the platform's table, shared with the BFF).
  */
 export const ALLOWED_CONTENT_TYPES = UPLOAD_CONTENT_TYPES;
@@ -9,11 +9,11 @@ export type AllowedContentType = keyof typeof ALLOWED_CONTENT_TYPES;
 
 export const MB = 1024 * 1024;
 
-/** Every message a person may read, word for word from spec §5 where the spec has one. */
+/** Every message a person may read, word for word from docs/requirements.md "Validation" where the spec has one. */
 export const messages = {
   fileEmpty: "File cannot be empty",
   /**
-   * Spec §5 notes that the shared size rule ("File too large. Maximum size is ...")
+   * docs/requirements.md "Validation" notes that the shared size rule ("File too large. Maximum size is ...")
    * computes its unit text in gigabytes and is misleading; the server states the
    * configured limit in MB, in the upload form's words, so both say the same thing.
    */
@@ -52,7 +52,7 @@ export interface DeclaredUpload {
 const MAX_FILE_NAME_LENGTH = 255;
 
 /**
- * Spec §5, in the order a person fixes things: the name, the size, the type, the
+ * docs/requirements.md "Validation", in the order a person fixes things: the name, the size, the type, the
  * duration. Returns the normalised declaration or throws the first rule broken.
  */
 export function checkDeclaredUpload(input: DeclaredUpload, limits: UploadLimits): DeclaredUpload & { contentType: AllowedContentType } {

@@ -24,7 +24,7 @@ const s3EventSchema = z.object({
     .default([]),
 });
 
-/** S3 event names to the spec's storage actions (§3); others are not ours to relay. */
+/** S3 event names to the spec's storage actions (docs/requirements.md "Entities"); others are not ours to relay. */
 export function actionOf(eventName: string): StorageAction | undefined {
   const name = eventName.replace(/^s3:/, "");
   if (name.startsWith("ObjectCreated:CompleteMultipartUpload")) return StorageAction.COMPLETE_MULTIPART_UPLOAD;

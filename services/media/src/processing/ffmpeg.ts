@@ -10,7 +10,7 @@ export interface FfmpegTools {
 
 /**
  * Demuxers the service lets ffmpeg use on untrusted bytes: exactly the containers of
- * spec §5. Everything else (playlists, concat lists, image sequences, "tty" for text)
+ * docs/requirements.md "Validation". Everything else (playlists, concat lists, image sequences, "tty" for text)
  * is refused before it is parsed; playlists could otherwise make ffmpeg open other
  * files or URLs.
  */

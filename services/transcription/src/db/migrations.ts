@@ -123,7 +123,7 @@ export const migrations: Migrations = {
   },
   "0004_revisions_and_search": {
     async up(db: Kysely<any>) {
-      // Revisions (issue 19). The engine's result (transcription_results + _segments)
+      // Revisions (decision 0021). The engine's result (transcription_results + _segments)
       // is never changed: it is revision kind 'original' with segments null. Every save
       // or restore is a new revision holding the whole segment list as jsonb, so reading
       // any revision is one row. transcriptions.revision is the current one (0: none).
@@ -233,7 +233,7 @@ export const migrations: Migrations = {
         where status in ('pending','processing','transcribing')`.execute(db);
     },
   },
-  // What a live job is waiting for, readable by its user (issue 21: "Downloading Whisper
+  // What a live job is waiting for, readable by its user (decision 0019: "Downloading Whisper
   // medium: 120 MB of 1.5 GB" while the worker fetches the model); null otherwise.
   "0006_job_progress": {
     async up(db: Kysely<any>) {

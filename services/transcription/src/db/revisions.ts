@@ -6,7 +6,7 @@ import { json, type Db, type Trx } from "./repository.js";
 import type { RevisionKind, RevisionRow } from "./schema.js";
 
 /**
- * Revisions of a transcript (issue 19): rows of transcription_revisions. The engine's
+ * Revisions of a transcript (decision 0021): rows of transcription_revisions. The engine's
  * result stays in transcription_results/_segments and is revision kind 'original'.
  */
 

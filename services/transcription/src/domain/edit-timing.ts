@@ -3,7 +3,7 @@ import { diffArrays } from "diff";
 import type { Word } from "./transcriber.js";
 
 /**
- * Editing a timed transcript without losing its timings (issue 19). Pure: no I/O.
+ * Editing a timed transcript without losing its timings (decision 0021). Pure: no I/O.
  *
  * An edit is the whole new list of segments, in order. A segment that names an `id` of
  * the base revision continues that segment; one without an id is new (a split, or text

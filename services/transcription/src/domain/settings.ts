@@ -7,7 +7,7 @@ import { defaultModel, findModel, type ModelDefinition, type ProviderName } from
 export type ResponseFormat = "json" | "verbose_json" | "text";
 export type Granularity = "segment" | "word";
 
-/** Settings as stored with a job (spec §3 transcription settings), defaults applied. */
+/** Settings as stored with a job (docs/requirements.md "Entities" transcription settings), defaults applied. */
 export interface JobSettings {
   provider: ProviderName;
   model: string;
@@ -50,7 +50,7 @@ export const MAX_NAME_LENGTH = 255;
 const invalid = (message: string, field: string) => new AppError("invalid_argument", message, { field });
 
 /**
- * Validates settings with the spec's messages (§5) and applies the defaults. Order
+ * Validates settings with the spec's messages (docs/requirements.md "Validation") and applies the defaults. Order
  * matters for which message a user sees first: language, then English→English, then
  * the model and its abilities, then the numeric ranges.
  */
@@ -100,7 +100,7 @@ export function validateSettings(input: SettingsInput): { settings: JobSettings;
   };
 }
 
-/** Rename rule (spec §5): trimmed, not empty, at most 255 characters. */
+/** Rename rule (docs/requirements.md "Validation"): trimmed, not empty, at most 255 characters. */
 export function validateName(raw: string): string {
   const name = raw.trim();
   if (!name) throw invalid("Name cannot be empty", "new_name");

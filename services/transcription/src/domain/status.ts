@@ -1,5 +1,5 @@
 /**
- * Transcription status (spec §4). A job moves only forward:
+ * Transcription status (docs/requirements.md "States"). A job moves only forward:
  *   pending → processing (media still preparing the audio) → transcribing → completed | failed
  * Any step may be skipped (a file already processed goes pending → transcribing; a job
  * may fail from any live state). `deleted` is a soft delete reachable from every other

@@ -1,4 +1,4 @@
-// Account Settings (spec §1, §4, §5): profile, plan (billing), e-mail, password, linked accounts, active
+// Account Settings (docs/requirements.md "Product", "States", "Validation"): profile, plan (billing), e-mail, password, linked accounts, active
 // sessions and deletion, each a card talking to better-auth under /auth. Server messages
 // ('Email is the same', 'Invalid password', "You can't unlink your last account", …) are
 // shown as the server wrote them. Whatever changes the user invalidates the session query,
@@ -138,7 +138,7 @@ function EmailSection({ user }: { user: SessionUser }) {
     mutationFn: (value: string) => changeEmail({ newEmail: value, callbackURL: "/account" }),
     onSuccess: async (_, value) => {
       setNewEmail("");
-      // Spec §4: a verified address confirms from the current inbox first; an unverified one
+      // docs/requirements.md "States": a verified address confirms from the current inbox first; an unverified one
       // changes at once and the new address gets a verification mail.
       setDone(
         user.emailVerified

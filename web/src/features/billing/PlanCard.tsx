@@ -1,4 +1,4 @@
-// The dashboard's plan card (issue 8): the tier, the free trial used and left, this month's
+// The dashboard's plan card (decision 0013): the tier, the free trial used and left, this month's
 // and all-time usage, and the way up: checkout where payments are on, a note where not.
 import { Badge, Card, CardDescription, CardHeader, CardTitle, Spinner } from "../../components/ui";
 import { minutes, trialSummary } from "./plan";

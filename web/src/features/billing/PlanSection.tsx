@@ -1,4 +1,4 @@
-// Account Settings' plan section (issue 8): the tier and subscription state, the billing
+// Account Settings' plan section (decision 0013): the tier and subscription state, the billing
 // portal, restoring a subscription scheduled to cancel, and checkout for free users.
 import { type ReactNode, useId } from "react";
 import { Badge, Button, Card, CardDescription, CardHeader, CardTitle, Spinner } from "../../components/ui";

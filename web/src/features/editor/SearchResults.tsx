@@ -1,4 +1,4 @@
-// What the dashboard's search box finds inside transcripts (issue 19): segment hits with
+// What the dashboard's search box finds inside transcripts (decision 0021): segment hits with
 // their time and a highlighted snippet, and name hits. A hit opens the transcript
 // playing from its time. Snippets are HTML escaped by the server, with <mark> only.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";

@@ -1,4 +1,4 @@
-// The transcript editor (issue 19): segments that follow playback and stay clickable,
+// The transcript editor (decision 0021): segments that follow playback and stay clickable,
 // click "Edit" (or double-click the text) to type, split at the cursor, merge with the
 // next, find and replace, undo/redo, save as a revision (409 → reload or overwrite),
 // history with restore, low-confidence words marked, keyboard shortcuts; segments (one or a
@@ -300,7 +300,7 @@ export function TranscriptEditor({
 
       <ol className="segments" aria-label="Segments">
         {draft.segments.map((segment, index) => {
-          // The speakers panel's filter hides other speakers' turns (issue 18).
+          // The speakers panel's filter hides other speakers' turns (decision 0020).
           if (!speakerView.isShown(segment.speaker)) return null;
           const turn = segment.speaker && segment.speaker !== draft.segments[index - 1]?.speaker ? segment.speaker : undefined;
           const before = originalByKey.get(segment.key);

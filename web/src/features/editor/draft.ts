@@ -1,4 +1,4 @@
-// The editor's unsaved work (issue 19): the whole segment list as it will be PUT, the
+// The editor's unsaved work (decision 0021): the whole segment list as it will be PUT, the
 // revision it started from, and pure operations on it (edit, split, merge, find and
 // replace). Undo/redo keep snapshots; localStorage keeps the draft across a reload or a
 // network drop until it is saved or discarded.

@@ -1,4 +1,4 @@
-// Keyboard shortcuts of the transcript page (issue 19). Plain keys act only when focus is
+// Keyboard shortcuts of the transcript page (decision 0021). Plain keys act only when focus is
 // not in a text field; the ones with Ctrl/⌘ or Alt act everywhere, so a person typing a
 // correction can still pause, seek and save.
 

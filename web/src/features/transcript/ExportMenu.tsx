@@ -1,4 +1,4 @@
-// The transcript's export menu: the service renders the file and answers a
+// The transcript's export menu (decision 0007): the service renders the file and answers a
 // short-lived signed URL; the download then starts by itself through a hidden link.
 import { useState } from "react";
 import { toast } from "sonner";

@@ -1,4 +1,4 @@
-// /transcript/{id} (issue 6): title (renamable), metadata, the player, and the segments
+// /transcript/{id} (docs/api.md): title (renamable), metadata, the player, and the segments
 // that follow playback. The highlight reads the element's currentTime on timeupdate and,
 // while playing, on every animation frame (timeupdate alone fires only ~4 times a second).
 import { useQuery } from "@tanstack/react-query";

@@ -1,4 +1,4 @@
-// Rename, shared by the dashboard table and the transcript page (spec §5: trimmed,
+// Rename, shared by the dashboard table and the transcript page (docs/requirements.md "Validation": trimmed,
 // 'Name cannot be empty', 'Name is too long' above 255).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";

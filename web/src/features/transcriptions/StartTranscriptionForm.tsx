@@ -1,4 +1,4 @@
-// Model, language and translation choice for a processed file (issue 6, spec §5): the
+// Model, language and translation choice for a processed file (docs/api.md, docs/requirements.md "Validation"): the
 // language is required, and translating English to English is refused (the toggle is
 // disabled for "en"). Unavailable models are listed, disabled, with their reason; a model
 // whose engine is still being prepared (first start) can be chosen, says how far it is, and

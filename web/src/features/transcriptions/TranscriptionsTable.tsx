@@ -1,4 +1,4 @@
-// 'Your Transcriptions' (issue 6): name, duration, model, live status, upload date; rename
+// 'Your Transcriptions' (docs/api.md): name, duration, model, live status, upload date; rename
 // and delete; search by name; pages of PAGE_SIZE. While any row is still running the list
 // is polled (the BFF answers it with an ETag, so the browser's cache revalidates it cheaply).
 import { keepPreviousData, useQuery } from "@tanstack/react-query";

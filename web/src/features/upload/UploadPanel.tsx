@@ -1,6 +1,6 @@
-// The upload card on /dashboard (issue 5): drop or pick a file, the client-side checks,
+// The upload card on /dashboard (decision 0009): drop or pick a file, the client-side checks,
 // the browser-measured duration, the PUT with progress and cancel, then the wait for the
-// server to verify and normalize the file, then the start form (issue 6).
+// server to verify and normalize the file, then the start form (docs/api.md).
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { toast } from "sonner";

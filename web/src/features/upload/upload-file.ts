@@ -1,4 +1,4 @@
-// The browser half of an upload (spec §5, docs/api.md): the client-side checks with the
+// The browser half of an upload (docs/requirements.md "Validation", docs/api.md): the client-side checks with the
 // spec's exact messages, the duration read from a media element, and the PUT of the bytes
 // with progress (fetch cannot report upload progress, XMLHttpRequest can).
 import { httpErrorMessage } from "../../lib/api/errors";

@@ -1,4 +1,4 @@
-// Plan, usage and payments (spec §3, §7; docs/api.md "Billing"): thin calls through the
+// Plan, usage and payments (docs/requirements.md "Entities", "Calls"; docs/api.md "Billing"): thin calls through the
 // API clients with their zod schemas, plus the query keys the screens share.
 import { api, authApi } from "./index";
 import {

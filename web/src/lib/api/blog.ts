@@ -15,7 +15,7 @@ export function getBlogPost(slug: string, signal?: AbortSignal) {
   return api.request({ path: "/blog/posts/{slug}", params: { slug }, schema: blogPostResponseSchema, signal });
 }
 
-/** The page description of a post: its metaDescription, else its subtitle (spec §2). */
+/** The page description of a post: its metaDescription, else its subtitle (docs/requirements.md "Screens"). */
 export function postDescription(post: { metaDescription: string; subtitle: string }): string {
   return post.metaDescription.trim() || post.subtitle;
 }

@@ -1,8 +1,8 @@
-// Zod schemas of every entity of spec §3 (the theme preference lives in theme/), as the app sees them (camelCase, after the API
+// Zod schemas of every entity of docs/requirements.md "Entities" (the theme preference lives in theme/), as the app sees them (camelCase, after the API
 // client's conversion). Types come from these schemas, never from hand-written copies.
 import { z } from "zod";
 
-// ---- limits and messages (spec §5, §9) ----------------------------------------------
+// ---- limits and messages (docs/requirements.md "Validation", "Limits") ----------------------------------------------
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const MAX_NAME_LENGTH = 255;
@@ -81,7 +81,7 @@ export const fileSizeSchema = z
   .max(MAX_UPLOAD_BYTES, VALIDATION_MESSAGES.fileTooLarge);
 
 /**
- * A file as GET /api/v1/files returns it. The server-side record of spec §3 also holds
+ * A file as GET /api/v1/files returns it. The server-side record of docs/requirements.md "Entities" also holds
  * rawKey, processedKey and chunks; storage keys never leave the server, so the client
  * sees the chunk count instead.
  */

@@ -1,4 +1,4 @@
-// The auth gate (spec §4): runs in the beforeLoad of every authenticated route, before
+// The auth gate (docs/requirements.md "States"): runs in the beforeLoad of every authenticated route, before
 // anything of the page loads.
 import type { QueryClient } from "@tanstack/react-query";
 import { redirect } from "@tanstack/react-router";
@@ -17,7 +17,7 @@ export interface GateInput {
 
 /** Returns the signed-in user, or throws a redirect to / carrying the intended URL. */
 export async function requireUser({ queryClient, location, preload }: GateInput): Promise<SessionUser> {
-  // A failed check counts as signed out (spec §4); the error stays in the query cache.
+  // A failed check counts as signed out (docs/requirements.md "States"); the error stays in the query cache.
   const user = await fetchSessionUser(queryClient).catch(() => null);
   if (user) return user;
 

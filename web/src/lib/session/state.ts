@@ -1,4 +1,4 @@
-// The client session's four states (spec §4), mapped from a query result by a pure
+// The client session's four states (docs/requirements.md "States"), mapped from a query result by a pure
 // function so the mapping is tested without rendering anything.
 import type { SessionResponse } from "../api/schemas";
 
@@ -19,7 +19,7 @@ export interface SessionQueryResult {
 
 export function toSessionState({ isPending, data, error }: SessionQueryResult): SessionState {
   // A user we already have wins over a failed background refetch: a dropped connection
-  // must not look like a sign-out. "error" is only an error with no user (spec §4).
+  // must not look like a sign-out. "error" is only an error with no user (docs/requirements.md "States").
   if (data?.user) return { status: "authenticated", user: data.user };
   if (error) return { status: "error", error };
   if (isPending) return { status: "loading" };

@@ -1,4 +1,4 @@
-// Values derived from the signed-in user (spec §3), kept free of React so every case is
+// Values derived from the signed-in user (docs/requirements.md "Entities"), kept free of React so every case is
 // tested directly. A name containing '@' is an e-mail address that ended up in the name
 // field, not something to greet the user with, so it counts as no name.
 

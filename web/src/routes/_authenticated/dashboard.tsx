@@ -8,7 +8,7 @@ import { TranscriptionsTable } from "../../features/transcriptions/Transcription
 import { UploadPanel } from "../../features/upload/UploadPanel";
 import { pageTitle } from "../../lib/site-config";
 
-// `subscription=success` marks a return from checkout (spec §2, §5). Any other value is
+// `subscription=success` marks a return from checkout (docs/requirements.md "Screens", "Validation"). Any other value is
 // dropped rather than failing the page: a mangled return link must still reach the dashboard.
 const dashboardSearchSchema = z.object({
   subscription: z.literal("success").optional().catch(undefined),

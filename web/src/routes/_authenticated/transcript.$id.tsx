@@ -13,7 +13,7 @@ export const Route = createFileRoute("/_authenticated/transcript/$id")({
   // Loaded before the page renders so a missing or foreign transcript (404) lands on the
   // route's own error screen; the page then keeps it fresh (polling while it runs).
   loader: ({ context, params }) => context.queryClient.ensureQueryData(transcriptionQueryOptions(params.id)),
-  // Its own screen (spec §2): a failed transcript keeps the dashboard around it and offers
+  // Its own screen (docs/requirements.md "Screens"): a failed transcript keeps the dashboard around it and offers
   // the way back to the list, instead of the root's full-page error.
   errorComponent: TranscriptErrorScreen,
   component: TranscriptPage,

@@ -3,7 +3,7 @@ import { getBlogPost, postDescription } from "../../lib/api/blog";
 import { pageTitle } from "../../lib/site-config";
 
 export const Route = createFileRoute("/_public/blog/$slug")({
-  // Any load failure (unknown slug, unpublished, network) is the post's 404 (spec §2).
+  // Any load failure (unknown slug, unpublished, network) is the post's 404 (docs/requirements.md "Screens").
   loader: async ({ params, abortController }) => {
     try {
       return (await getBlogPost(params.slug, abortController.signal)).post;

@@ -286,7 +286,7 @@ export class LocalTranscriber implements Transcriber {
   private batchSizeFor(model: string, durationSeconds: number): number {
     const { batchSize = 0, longFileSeconds = 0, device = "cpu", threads } = this.options;
     if (batchSize === 0) return 0;
-    // A GPU decodes batched whatever the length (issue 21: float16, batched); the threshold is the CPU's.
+    // A GPU decodes batched whatever the length (decision 0026: float16, batched); the threshold is the CPU's.
     if (device === "cpu" && !useBatched(durationSeconds, 1, longFileSeconds)) return 0;
     if (batchSize !== "auto") return batchSize;
     // On a GPU the batch lives in GPU memory, which Node cannot see; 16 is what faster-whisper sizes for.
