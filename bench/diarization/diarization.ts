@@ -48,7 +48,13 @@ const SMOKE_EXCERPTS = new Set(["ami_dev01", "ami_trn03"]);
 
 const recording = startRecording("diarization", smoke);
 const signal = new AbortController().signal;
-const run = (audioPath: string) => diarizeFile({ python: whisperPython, weightsCandidates: [weights] }, { audioPath, signal });
+// The audio's length, as the worker passes it: the diarizer's time limit grows with it (a 60-minute
+// file under load needs minutes, not the 60 s base).
+const run = (audioPath: string) =>
+  diarizeFile(
+    { python: whisperPython, weightsCandidates: [weights] },
+    { audioPath, durationSeconds: Number(execFileSync("soxi", ["-D", audioPath], { encoding: "utf8" }).trim()), signal },
+  );
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const r2 = (x: number) => Math.round(x * 100) / 100;
