@@ -52,6 +52,10 @@ BLOCK_SECONDS = 60.0
 DEFAULT_THRESHOLD = 0.25
 MAX_CLUSTER_WINDOWS = 2000
 VAD_THRESHOLD = 0.3
+# Every block is scaled to this peak before the VAD; one peaking under SILENT_PEAK (−70 dBFS,
+# a few steps of 16-bit audio) is silence and is left alone.
+VAD_PEAK = 0.5
+SILENT_PEAK = 10 ** (-70 / 20)
 # Speech as reported in the turns: Silero with hysteresis, a stretch starts where the score
 # reaches the onset and ends only after TURN_MIN_SILENCE_MS below the offset. The high onset
 # keeps noise out; the low offset and the long silence keep quiet syllables and short pauses
@@ -280,7 +284,10 @@ def audio_blocks(path: str):
             if not container.streams.audio:
                 raise DiarizeError("bad_audio", "Cannot decode audio: the file has no audio stream")
             stream = container.streams.audio[0]
-            resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+            # Float samples, never 16-bit: a quiet recording (a far microphone, a low input
+            # gain, a 32-bit float source) keeps its detail; rounded to 16 bits, speech 40 dB
+            # down is a few steps of quantisation noise and its voices merge (decision 0020).
+            resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
 
             def resampled(frame):
                 for out in resampler.resample(frame):
@@ -296,14 +303,25 @@ def audio_blocks(path: str):
                 held += len(samples)
                 while held >= block_samples:
                     joined = np.concatenate(pending)
-                    yield joined[:block_samples].astype(np.float32) / 32768.0
+                    yield joined[:block_samples]
                     rest = joined[block_samples:]
                     pending = [rest] if len(rest) else []
                     held = len(rest)
     except av.FFmpegError as error:
         raise DiarizeError("bad_audio", f"Cannot decode audio: {error}") from error
     if held:
-        yield np.concatenate(pending).astype(np.float32) / 32768.0
+        yield np.concatenate(pending)
+
+
+def vad_level(block: np.ndarray) -> np.ndarray:
+    """Silero's scores depend on the level (far-field meeting audio near −40 dBFS loses much
+    of its speech), so every block reaches the VAD at the same peak, whatever the recording
+    gain: the same speech is found at −40 dB as at full scale. A block whose peak is under
+    SILENT_PEAK holds nothing to raise and is left as it is (decision 0020)."""
+    peak = float(np.abs(block).max()) if len(block) else 0.0
+    if peak < SILENT_PEAK:
+        return block
+    return block * (VAD_PEAK / peak)
 
 
 def speech_regions(
@@ -311,11 +329,7 @@ def speech_regions(
 ) -> list:
     from faster_whisper.vad import VadOptions, get_speech_timestamps
 
-    # Far-field meeting audio sits near −40 dBFS; Silero misses much of it at that level, so
-    # quiet blocks are raised (at most 20 dB, so a silent block stays silent).
-    peak = float(np.abs(block).max()) if len(block) else 0.0
-    if peak > 0:
-        block = block * min(10.0, 0.5 / peak)
+    block = vad_level(block)
     options = VadOptions(
         threshold=threshold,
         neg_threshold=offset_threshold,
