@@ -12,10 +12,11 @@ import { type OpenApiDocument, servedDocument } from "./document.js";
  */
 const namesOf = (schema: typeof ProviderSchema | typeof ExportFormatSchema) => schema.values.filter((v) => v.number !== 0).map((v) => v.localName.toLowerCase());
 
-type Schema = { properties: Record<string, { enum?: string[]; anyOf?: Array<{ enum?: string[] }> }> };
+type Schema = { properties: Record<string, { enum?: Array<string | null>; anyOf?: Array<{ enum?: Array<string | null> }> }> };
+/** The property's names; a request body's optional field also lists null, which means "absent" (docs/api.md, "Request bodies"). */
 const enumOf = (document: OpenApiDocument, schema: string, property: string) => {
   const found = (document.components.schemas as unknown as Record<string, Schema>)[schema]?.properties[property];
-  return found?.enum ?? found?.anyOf?.find((s) => s.enum)?.enum;
+  return (found?.enum ?? found?.anyOf?.find((s) => s.enum)?.enum)?.filter((name) => name !== null);
 };
 
 describe("the OpenAPI document's extension-point enums", () => {
