@@ -35,6 +35,10 @@ export interface DeveloperStack {
   media: MediaHarness;
   /** A second BFF over the same services with other settings (e.g. a short sync wait). */
   extraBff(env: Record<string, string>): Promise<string>;
+  /** Another BFF over the same services that a test may stop (a restart is stop, then another over the same LIVE_SPOOL_DIR). */
+  bffInstance(env: Record<string, string>): Promise<{ origin: string; close(): Promise<void> }>;
+  /** The BFFs' LIVE_SPOOL_DIR unless a test gives its own. */
+  spoolDir: string;
   signIn(email: string): Promise<string>;
   /** The live worker's slots and engines, when started with `live`. */
   live?: { slots: SlotPool<LiveEngineProcess>; engines: LiveEngineProcess[] };
@@ -172,7 +176,8 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
   }
 
   const bffs: Array<Awaited<ReturnType<typeof buildBff>>> = [];
-  async function startBff(env: Record<string, string>): Promise<string> {
+  const spoolDir = path.join(dir, "live-spool");
+  async function startBffInstance(env: Record<string, string>) {
     const port = await freePort();
     const bff = await buildBff(
       loadConfig(bffConfigSchema, {
@@ -184,14 +189,22 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
         ...(webhooksUrl ? { WEBHOOKS_URL: webhooksUrl } : {}),
         ...(liveUrl ? { TRANSCRIPTION_LIVE_URL: liveUrl } : {}),
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        LIVE_SPOOL_DIR: spoolDir,
         ...env,
       }),
       logger,
     );
     await bff.listen({ host: "127.0.0.1", port });
     bffs.push(bff);
-    return `http://127.0.0.1:${port}`;
+    return {
+      origin: `http://127.0.0.1:${port}`,
+      close: async () => {
+        bffs.splice(bffs.indexOf(bff), 1);
+        await bff.close();
+      },
+    };
   }
+  const startBff = async (env: Record<string, string>) => (await startBffInstance(env)).origin;
   const origin = await startBff(options.bffEnv ?? {});
 
   return {
@@ -199,6 +212,8 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
     auth,
     media,
     extraBff: startBff,
+    bffInstance: startBffInstance,
+    spoolDir,
     ...(live ? { live } : {}),
     signIn: async (email) => (await signInWithMagicLink(auth, email)).cookieHeader(),
     async close() {
