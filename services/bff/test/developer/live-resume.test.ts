@@ -109,7 +109,8 @@ describe.skipIf(engineUnavailable)("live sessions resumed after a dropped connec
     expect(wordErrorRate(SCRIPT, live)).toBeLessThanOrEqual(0.35);
 
     const saved = await api(stack.origin, `/api/v1/transcriptions/${stopped.transcription_id}`);
-    if (saved.result === null) expect(saved.live_text.toLowerCase()).toContain("committee");
+    expect(saved.result).toBeNull();
+    expect(saved.live_text.toLowerCase()).toContain("committee");
     expect(storedPcm(speech.length).equals(speech)).toBe(true);
     const done = await finished(stopped.transcription_id);
     expect(done.status).toBe("completed");
@@ -154,7 +155,8 @@ describe.skipIf(engineUnavailable)("live sessions resumed after a dropped connec
       else await sleep(500);
     }
     expect(saved).toBeDefined();
-    if (saved!.result === null) expect(saved!.live_text.toLowerCase()).toContain("committee");
+    expect(saved!.result).toBeNull();
+    expect(saved!.live_text.toLowerCase()).toContain("committee");
     const done = await finished(saved!.id);
     expect(done.status).toBe("completed");
     expect(done.live_text).toBeUndefined();

@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -42,6 +43,8 @@ export interface DeveloperStack {
   signIn(email: string): Promise<string>;
   /** The live worker's slots and engines, when started with `live`. */
   live?: { slots: SlotPool<LiveEngineProcess>; engines: LiveEngineProcess[] };
+  /** The live worker's process, when started with `live.process`. */
+  liveProcess?: ChildProcess;
   close(): Promise<void>;
 }
 
@@ -55,8 +58,11 @@ export interface StackOptions {
   bffEnv?: Record<string, string>;
   /** Start the webhooks service too, fed by the transcription events over the embedded bus. */
   webhooks?: { env: Record<string, string>; resolver?: HostResolver };
-  /** Start the live transcription worker (real streaming engine) with this many slots. */
-  live?: { slots: number; maxSeconds?: number };
+  /**
+   * Start the live transcription worker (real streaming engine) with this many slots; with
+   * `process`, as its own Node process (src/live-worker.ts), which a test may kill.
+   */
+  live?: { slots: number; maxSeconds?: number; process?: boolean };
 }
 
 export async function startDeveloperStack(options: StackOptions = {}): Promise<DeveloperStack> {
@@ -153,7 +159,40 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
 
   let live: DeveloperStack["live"];
   let liveUrl: string | undefined;
-  if (options.live) {
+  let liveProcess: ChildProcess | undefined;
+  if (options.live?.process) {
+    const port = await freePort();
+    liveUrl = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../../transcription/src/live-worker.ts")], {
+      env: {
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+        DATA_DIR: path.join(dir, "live-worker"),
+        WHISPER_PYTHON: whisperPython,
+        WHISPER_MODELS_DIR: whisperModelsDir,
+        WHISPER_COMPUTE_TYPE: "int8",
+        LIVE_SLOTS: String(options.live.slots),
+        LIVE_THREADS: "2",
+        LIVE_MAX_SECONDS: String(options.live.maxSeconds ?? 600),
+      },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    liveProcess = child;
+    for (let ready = false; !ready; ) {
+      if (child.exitCode !== null) throw new Error(`the live worker exited during start-up (${child.exitCode})`);
+      ready = await fetch(`${liveUrl}/readyz`).then((r) => r.ok, () => false);
+      if (!ready) await new Promise((r) => setTimeout(r, 200));
+    }
+    stops.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+    });
+  } else if (options.live) {
     const engines = Array.from({ length: options.live.slots }, () => new LiveEngineProcess(whisperPython, logger));
     const slots = new SlotPool(engines);
     const server = await startServiceServer({
@@ -215,6 +254,7 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
     bffInstance: startBffInstance,
     spoolDir,
     ...(live ? { live } : {}),
+    ...(liveProcess ? { liveProcess } : {}),
     signIn: async (email) => (await signInWithMagicLink(auth, email)).cookieHeader(),
     async close() {
       for (const bff of bffs) await bff.close();
