@@ -4,7 +4,7 @@ import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@transcribe/platform";
 import type { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
-import { type LiveRecord, type LiveRecords, type LiveWordOut } from "./records.js";
+import type { LiveRecord, LiveRecords, LiveWordOut } from "./records.js";
 import type { WavSpool } from "./spool.js";
 import { type StreamEnd, WorkerStream } from "./worker-stream.js";
 

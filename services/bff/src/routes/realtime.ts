@@ -75,9 +75,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOpt
 
     const open = () => {
       if (session) return session;
-      session = options.sessions.open(
-        { userId, model: settings.model, language: settings.language, diarize: false },
-        (client = {
+      client = {
           ready: () => {},
           words: ({ settled, flushed }) => {
             const delta = settled.map((w) => w.text).join("");
@@ -102,10 +100,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOpt
             closeWith(socket, code, reason);
           },
           replaced: () => {},
-        }),
-        // The Realtime API has no resuming: a client that goes ends its session, which is saved.
-        { resumeMs: 0 },
-      );
+      };
+      // The Realtime API has no resuming: a client that goes ends its session, which is saved.
+      session = options.sessions.open({ userId, model: settings.model, language: settings.language, diarize: false }, client, { resumeMs: 0 });
       return session;
     };
 

@@ -145,7 +145,7 @@ describe.skipIf(engineUnavailable)("live sessions resumed after a dropped connec
     const client = await open(`${bff.origin.replace(/^http/, "ws")}/api/v1/live?language=en&name=Closed%20tab`, { cookie, origin: bff.origin });
     await client.waitFor((m) => m.type === "ready");
     await play(client.ws, speech.subarray(0, cut()));
-    await client.waitFor((m) => liveWords(client.messages).toLowerCase().includes("committee"), 120_000);
+    await client.waitFor(() => liveWords(client.messages).toLowerCase().includes("committee"), 120_000);
     client.ws.terminate();
     let saved: Record<string, any> | undefined;
     for (let i = 0; i < 240 && !saved; i++) {
