@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -88,6 +89,20 @@ describe.skipIf(engineUnavailable)("live sessions resumed after a dropped connec
     expect((await resumed.closed).code).toBe(1000);
     return { resumed, stopped };
   }
+
+  it("resume names no open session of the caller's: an unknown id and another user's session are closed 4404", { timeout: 300_000 }, async () => {
+    const ws = stack.origin.replace(/^http/, "ws");
+    const unknown = await open(`${ws}/api/v1/live?resume=${randomUUID()}`, { cookie, origin: stack.origin });
+    expect((await unknown.closed).code).toBe(4404);
+    const owner = await open(`${ws}/api/v1/live?language=en`, { cookie, origin: stack.origin });
+    const ready = await owner.waitFor((m) => m.type === "ready");
+    const intruder = await open(`${ws}/api/v1/live?resume=${ready.session_id}`, { cookie: await stack.signIn("intruder@example.com"), origin: stack.origin });
+    expect((await intruder.closed).code).toBe(4404);
+    // The owner's session went on untouched.
+    owner.ws.send(JSON.stringify({ type: "stop" }));
+    await owner.waitFor((m) => m.type === "stopped", 120_000);
+    expect((await owner.closed).code).toBe(1000);
+  });
 
   it("a dropped TCP connection: the client resumes the session and the recording has no hole or duplicate", { timeout: 600_000 }, async () => {
     const ws = stack.origin.replace(/^http/, "ws");
