@@ -7,7 +7,7 @@ import { NotifierService } from "@transcribe/proto/notifier/v1/notifier";
 import { greetingRoutes, groqGreetingWriter, type GreetingWriter } from "./routes/greeting.js";
 import { ExportService } from "@transcribe/proto/export/v1/export";
 import { MediaService } from "@transcribe/proto/media/v1/media";
-import Fastify, { type FastifyBaseLogger } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { BffConfig } from "./config.js";
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from "./http/api-error.js";
@@ -52,6 +52,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
 import { MAX_FRAME_BYTES } from "./live/close-codes.js";
+import { LiveRecords } from "./live/records.js";
+import { LiveSessions } from "./live/sessions.js";
 import { liveRoutes } from "./routes/live.js";
 import { realtimeRoutes } from "./routes/realtime.js";
 
@@ -150,17 +152,31 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     uploadSlots,
   });
   // Live transcription (decision 0030): WebSockets relayed to the live worker's gRPC stream.
-  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_FRAME_BYTES + 1024 } });
-  const live = {
+  const liveSessions = new LiveSessions({
     live: createServiceClient(LiveTranscriptionService, urls["transcription-live"], { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     pipeline: developer,
-    spoolDir: config.LIVE_SPOOL_DIR ?? path.join(tmpdir(), "transcribe-live"),
+    records: new LiveRecords(config.LIVE_SPOOL_DIR ?? path.join(tmpdir(), "transcribe-live")),
     maxSeconds: config.LIVE_MAX_SECONDS,
-    trustedOrigins: [config.PUBLIC_BASE_URL, ...config.AUTH_TRUSTED_ORIGINS],
+    resumeMs: config.LIVE_RESUME_SECONDS * 1000,
     logger,
-  };
+  });
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: MAX_FRAME_BYTES + 1024 },
+    // Live sessions first (decision 0037): they stay on disk and their clients are told to
+    // reconnect (1012), then the plugin's own closing of what is left.
+    preClose(this: FastifyInstance, done: (error?: Error) => void) {
+      liveSessions.suspendAll();
+      for (const client of this.websocketServer.clients) client.close();
+      this.websocketServer.close(() => done());
+    },
+  });
+  const live = { sessions: liveSessions, trustedOrigins: [config.PUBLIC_BASE_URL, ...config.AUTH_TRUSTED_ORIGINS] };
   await app.register(liveRoutes, live);
   await app.register(realtimeRoutes, live);
+  // Sessions of an earlier process on this spool directory (decision 0037): resumed by their
+  // clients, or saved when the wait is over. Only a directory of the deployment's own: the
+  // default temporary one may be shared by other programs' sessions.
+  if (config.LIVE_SPOOL_DIR) app.addHook("onReady", async () => void (await liveSessions.adoptLeftovers()));
   await app.register(billingRoutes, { client: createServiceClient(BillingService, urls.billing, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(blogRoutes, { client: createServiceClient(BlogService, urls.blog, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(imageProxyRoutes, {

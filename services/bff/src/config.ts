@@ -26,6 +26,11 @@ export const bffConfigSchema = commonConfigSchema.extend({
   LIVE_MAX_SECONDS: env.positiveInt(3_600),
   /** Where live audio is written as it arrives, before it becomes a file (default: the system's temporary directory). */
   LIVE_SPOOL_DIR: env.optionalString(),
+  /**
+   * How long a live session whose client vanished (network lost, tab reloading, this BFF
+   * restarted) waits for the client to resume it before it is saved (decision 0037).
+   */
+  LIVE_RESUME_SECONDS: env.positiveInt(30),
   /** The built SPA; the embedded launcher builds it on start. */
   WEB_DIST_DIR: z.string().default(path.resolve(import.meta.dirname, "../../../web/dist")),
   /** Deadline for one call to a service. */

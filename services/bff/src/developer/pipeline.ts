@@ -74,8 +74,9 @@ export function developerPipeline(deps: DeveloperPipelineDeps) {
     }
   }
 
-  async function start(userId: string, fileId: string, settings: MessageInitShape<typeof SettingsSchema>): Promise<string> {
-    const answer = await deps.transcription.createTranscription({ userId, fileId, settings });
+  /** `liveText`: what a live session settled, shown until the batch pass replaces it (decision 0037). */
+  async function start(userId: string, fileId: string, settings: MessageInitShape<typeof SettingsSchema>, liveText?: string): Promise<string> {
+    const answer = await deps.transcription.createTranscription({ userId, fileId, settings, ...(liveText ? { liveText } : {}) });
     return answer.transcriptionId;
   }
 

@@ -16,6 +16,12 @@ export const LIVE_CLOSE = {
   busy: 4429,
   /** The live worker failed mid-session; the audio so far is kept and transcribed in batch. */
   workerFailed: 1011,
+  /** This BFF is restarting: the session is kept; reconnect with `resume` (decision 0037). */
+  restarting: 1012,
+  /** `resume` names no open session of the caller's (it ended, was saved, or is not theirs). */
+  noSession: 4404,
+  /** The session was resumed on another connection; this one is finished with. */
+  replaced: 4409,
 } as const;
 
 export function outcomeClose(outcome: LiveOutcome): { code: number; reason: string } {
@@ -28,6 +34,8 @@ export function outcomeClose(outcome: LiveOutcome): { code: number; reason: stri
       return { code: LIVE_CLOSE.badFrame, reason: outcome.message };
     case "failed":
       return { code: LIVE_CLOSE.workerFailed, reason: "Live transcription failed; the audio so far is kept and transcribed" };
+    case "suspended":
+      return { code: LIVE_CLOSE.restarting, reason: "The server is restarting; reconnect to resume the session" };
   }
 }
 

@@ -1,212 +1,317 @@
-import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@transcribe/platform";
-import { type TranscribeRequest, TranscribeRequestSchema, type LiveTranscriptionService, type LiveWord } from "@transcribe/proto/live/v1/live";
+import type { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
-import { WavSpool } from "./spool.js";
+import type { LiveRecord, LiveRecords, LiveWordOut } from "./records.js";
+import type { WavSpool } from "./spool.js";
+import { type StreamEnd, WorkerStream } from "./worker-stream.js";
 
-export interface LiveWordOut {
-  text: string;
-  start: number;
-  end: number;
-}
-
-export interface LiveSessionEvents {
-  ready(info: { sessionId: string; model: string; maxSeconds: number }): void;
-  words(update: { settled: LiveWordOut[]; partial: LiveWordOut[]; audioSeconds: number; flushed: boolean }): void;
-}
+export type { LiveWordOut };
 
 /** How a live session ended, and what became of its audio. */
 export type LiveOutcome =
   | { kind: "refused"; message: string }
   | { kind: "invalid"; message: string; transcriptionId?: string | undefined }
   | { kind: "stopped"; reason: string; audioSeconds: number; transcriptionId?: string | undefined; fileId?: string | undefined }
-  | { kind: "failed"; message: string; audioSeconds: number; transcriptionId?: string | undefined };
+  | { kind: "failed"; message: string; audioSeconds: number; transcriptionId?: string | undefined }
+  /** This BFF is stopping: the session stays on disk for the next one, and its client reconnects. */
+  | { kind: "suspended" };
+
+/** The connection a session is talking to now (a WebSocket of the page or of /v1/realtime). */
+export interface LiveClient {
+  ready(info: { sessionId: string; model: string; maxSeconds: number; audioBytes: number; resumed: boolean; settled: LiveWordOut[] }): void;
+  words(update: { settled: LiveWordOut[]; partial: LiveWordOut[]; audioSeconds: number; flushed: boolean }): void;
+  /** The session is over (saved, refused or suspended); called after the save. */
+  ended(outcome: LiveOutcome): void;
+  /** Another connection resumed this session (this one is likely half-dead). */
+  replaced(): void;
+}
 
 export interface LiveSessionOptions {
+  live: Client<typeof LiveTranscriptionService>;
+  pipeline: DeveloperPipeline;
+  records: LiveRecords;
+  maxSeconds: number;
+  /** How long a session whose client vanished waits for it to come back; 0: it ends at once. */
+  resumeMs: number;
+  logger: Logger;
+}
+
+export interface LiveSettings {
   userId: string;
   model: string;
   language: string;
   diarize: boolean;
   name?: string | undefined;
-  live: Client<typeof LiveTranscriptionService>;
-  pipeline: DeveloperPipeline;
-  spoolDir: string;
-  maxSeconds: number;
-  logger: Logger;
 }
 
 /** Less than this is no recording: nothing is saved. */
 const MIN_SAVED_SECONDS = 0.5;
+const BYTES_PER_SECOND = 32_000;
+/** A resumed stream re-hears the audio after the last settled word, but never more than this. */
+const MAX_REPLAY_SECONDS = 20;
 
 /**
- * One live session as the BFF runs it (decision 0030): the caller's audio goes to disk as
- * it arrives and on to the live worker's gRPC stream; words come back to `events`. However
- * it ends (stop, the worker failing, the client vanishing) the audio heard so far becomes a
- * file and a normal transcription, whose batch pass replaces the live text; only a refusal
+ * One live session as the BFF runs it (decisions 0030, 0037). The caller's audio goes to
+ * disk as it arrives and on to a live worker's gRPC stream; words come back to the client;
+ * settled words are kept on disk beside the audio as they settle. When the client vanishes
+ * without stopping, the worker's slot is freed at once and the session waits `resumeMs`
+ * for the client to resume it (same id, audio from the offset the BFF acknowledged), on
+ * this BFF or, after a restart, the next one; a resumed session opens a new worker stream
+ * that re-hears the audio after the last settled word. However it ends (stop, the worker
+ * failing, the client not coming back, the session's limit) the audio becomes a file and
+ * a normal transcription, whose batch pass replaces the settled live text; only a refusal
  * (no free slot) saves nothing.
  */
 export class LiveSession {
   readonly done: Promise<LiveOutcome>;
-  private readonly inputs = new InputQueue();
-  private readonly abort = new AbortController();
-  private spool: WavSpool | undefined;
-  /** Audio sent before the worker answered, for the spool it is about to get. */
-  private early: Uint8Array[] = [];
-  private stopped = false;
+  private resolveDone!: (outcome: LiveOutcome) => void;
+  private client: LiveClient | undefined;
+  private worker: WorkerStream | undefined;
+  private grace: NodeJS.Timeout | undefined;
+  /** stop asked (or the limit reached): no more audio, the worker settles the rest. */
+  private stopping = false;
+  private finished = false;
 
-  constructor(
+  private constructor(
     private readonly options: LiveSessionOptions,
-    private readonly events: LiveSessionEvents,
+    readonly record: LiveRecord,
+    private readonly spool: WavSpool,
+    private readonly onEnd: (session: LiveSession) => void,
   ) {
-    this.done = this.run();
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  }
+
+  /** A new session for `client`: its record and spool are on disk before any audio arrives. */
+  static open(options: LiveSessionOptions, settings: LiveSettings, client: LiveClient, onEnd: (session: LiveSession) => void): LiveSession {
+    const record: LiveRecord = { id: randomUUID(), ...settings, settled: [] };
+    const session = new LiveSession(options, record, options.records.create(record), onEnd);
+    session.attach(client, false);
+    return session;
+  }
+
+  /** A session another BFF process left on disk: waits for its client, then is saved. */
+  static adopt(options: LiveSessionOptions, record: LiveRecord, spool: WavSpool, onEnd: (session: LiveSession) => void): LiveSession {
+    const session = new LiveSession(options, record, spool, onEnd);
+    session.waitForClient();
+    return session;
+  }
+
+  get id(): string {
+    return this.record.id;
+  }
+
+  get userId(): string {
+    return this.record.userId;
+  }
+
+  /** PCM bytes stored: what the client may forget, and where a resumed client goes on from. */
+  get audioBytes(): number {
+    return this.spool.audioBytes;
+  }
+
+  get open(): boolean {
+    return !this.finished && !this.stopping;
+  }
+
+  isClient(client: LiveClient): boolean {
+    return this.client === client;
+  }
+
+  /** The client came back (after a drop, or to another BFF process). */
+  resume(client: LiveClient): void {
+    if (!this.open) return;
+    const previous = this.client;
+    if (previous) {
+      this.client = undefined;
+      this.worker?.cancel();
+      this.worker = undefined;
+      previous.replaced();
+    }
+    this.attach(client, true);
   }
 
   /** 16 kHz mono s16le PCM. */
   audio(pcm: Uint8Array): void {
-    if (this.stopped) return;
-    if (this.spool) this.spool.append(pcm);
-    else this.early.push(pcm);
-    this.inputs.push(create(TranscribeRequestSchema, { kind: { case: "audio", value: pcm } }));
-    if (this.spool && this.spool.seconds >= this.options.maxSeconds) this.stop();
-  }
-
-  get ready(): boolean {
-    return this.spool !== undefined;
+    if (!this.open) return;
+    this.spool.append(pcm);
+    this.worker?.audio(pcm);
+    if (this.spool.seconds >= this.options.maxSeconds) this.stop();
   }
 
   flush(): void {
-    if (!this.stopped) this.inputs.push(create(TranscribeRequestSchema, { kind: { case: "flush", value: {} } }));
+    if (this.open) this.worker?.flush();
   }
 
   stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.inputs.push(create(TranscribeRequestSchema, { kind: { case: "stop", value: {} } }));
-    this.inputs.end();
+    if (!this.open) return;
+    this.stopping = true;
+    if (this.worker) this.worker.stop();
+    else void this.finish({ kind: "stopped", reason: "stop", audioSeconds: this.spool.seconds });
   }
 
-  /** The client is gone: free the worker's slot now; what was heard is still saved. */
-  cancel(): void {
-    this.stopped = true;
-    this.inputs.end();
-    this.abort.abort(new Error("the client went away"));
+  /** The client's connection closed without stop: free the slot, wait for it to resume. */
+  detach(client: LiveClient): void {
+    if (this.client !== client || this.finished) return;
+    this.client = undefined;
+    if (this.stopping) return; // the worker settles the end; the session is saved without a listener
+    this.worker?.cancel();
+    this.worker = undefined;
+    this.waitForClient();
   }
 
-  private async run(): Promise<LiveOutcome> {
-    const { options } = this;
-    this.inputs.push(
-      create(TranscribeRequestSchema, { kind: { case: "start", value: { userId: options.userId, model: options.model, language: options.language } } }),
-    );
-    let outcome: LiveOutcome | undefined;
-    try {
-      const outputs = options.live.transcribe(this.inputs, {
-        signal: this.abort.signal,
-        // The deadline of the whole stream: the longest session and time to settle its end.
-        timeoutMs: (options.maxSeconds + 120) * 1000,
-      });
-      for await (const output of outputs) {
-        const kind = output.kind;
-        if (kind.case === "ready") {
-          this.spool = await WavSpool.create(options.spoolDir);
-          for (const pcm of this.early) this.spool.append(pcm);
-          this.early = [];
-          this.events.ready({ sessionId: kind.value.sessionId, model: kind.value.model, maxSeconds: Math.min(kind.value.maxSeconds, options.maxSeconds) });
-        } else if (kind.case === "words") {
-          this.events.words({
-            settled: kind.value.settled.map(wordOut),
-            partial: kind.value.partial.map(wordOut),
-            audioSeconds: kind.value.audioSeconds,
-            flushed: kind.value.flushed,
-          });
-        } else if (kind.case === "stopped") {
-          outcome = { kind: "stopped", reason: kind.value.reason, audioSeconds: kind.value.audioSeconds };
-        }
-      }
-      outcome ??= { kind: "failed", message: "The live worker ended the session without stopping it", audioSeconds: this.spool?.seconds ?? 0 };
-    } catch (error) {
-      const connect = ConnectError.from(error);
-      if (!this.spool && connect.code === Code.ResourceExhausted) return { kind: "refused", message: connect.rawMessage };
-      if (connect.code === Code.InvalidArgument) outcome = { kind: "invalid", message: connect.rawMessage };
-      else if (this.abort.signal.aborted) outcome = { kind: "stopped", reason: "client_gone", audioSeconds: this.spool?.seconds ?? 0 };
-      else {
-        options.logger.warn({ err: error }, "live session failed");
-        outcome = { kind: "failed", message: connect.rawMessage, audioSeconds: this.spool?.seconds ?? 0 };
-      }
-    } finally {
-      this.stopped = true;
-      this.inputs.end();
+  /** This BFF is stopping: the session stays on disk (record and audio) for the next one. */
+  suspend(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.grace);
+    this.worker?.cancel();
+    this.worker = undefined;
+    this.spool.release();
+    const client = this.client;
+    this.client = undefined;
+    this.onEnd(this);
+    client?.ended({ kind: "suspended" });
+    this.resolveDone({ kind: "suspended" });
+  }
+
+  private waitForClient(): void {
+    if (this.options.resumeMs <= 0) {
+      void this.finish({ kind: "stopped", reason: "client_gone", audioSeconds: this.spool.seconds });
+      return;
     }
-    const saved = await this.save();
-    return { ...outcome, ...saved };
+    clearTimeout(this.grace);
+    this.grace = setTimeout(() => {
+      if (!this.client) void this.finish({ kind: "stopped", reason: "client_gone", audioSeconds: this.spool.seconds });
+    }, this.options.resumeMs);
+    this.grace.unref();
   }
 
-  /** The audio becomes a file and a transcription like an upload's (billed, batch pass). */
+  private attach(client: LiveClient, resumed: boolean): void {
+    clearTimeout(this.grace);
+    this.client = client;
+    void this.follow(client, resumed);
+  }
+
+  /** Runs worker streams for `client` until the session ends or the client goes. */
+  private async follow(client: LiveClient, resumed: boolean): Promise<void> {
+    const { options, record } = this;
+    for (let attempt = 0; ; attempt++) {
+      if (this.client !== client || this.finished) return;
+      // A resumed stream starts at the last settled word, so the words heard after it settle again.
+      const settledEnd = record.settled.at(-1)?.end ?? 0;
+      const from = resumed ? Math.max(Math.floor(settledEnd * 16_000) * 2, this.spool.audioBytes - MAX_REPLAY_SECONDS * BYTES_PER_SECOND, 0) : 0;
+      const stream = new WorkerStream(
+        options.live,
+        { userId: record.userId, model: record.model, language: record.language },
+        // The deadline of the whole stream: the longest session and time to settle its end.
+        (options.maxSeconds + 120) * 1000,
+        from / BYTES_PER_SECOND,
+      );
+      const replay = from < this.spool.audioBytes ? this.spool.read(from) : undefined;
+      for (let at = 0; replay && at < replay.length; at += BYTES_PER_SECOND) stream.audio(replay.subarray(at, at + BYTES_PER_SECOND));
+      this.worker = stream;
+      const end = await stream.run({
+        ready: ({ model, maxSeconds }) => {
+          if (this.client !== client) return;
+          client.ready({
+            sessionId: record.id,
+            model,
+            maxSeconds: Math.min(maxSeconds, options.maxSeconds),
+            audioBytes: this.spool.audioBytes,
+            resumed,
+            settled: resumed ? record.settled : [],
+          });
+        },
+        words: (update) => {
+          if (this.worker !== stream) return;
+          if (update.settled.length > 0) {
+            record.settled.push(...update.settled);
+            options.records.save(record);
+          }
+          this.client?.words(update);
+        },
+      });
+      if (this.worker !== stream || end.kind === "cancelled") return; // the client went, or another resumed
+      this.worker = undefined;
+      // A resume can race the release of the slot the dropped stream held.
+      if (end.kind === "refused" && resumed && attempt < 10) {
+        await sleep(300);
+        continue;
+      }
+      // A resumed session has audio to keep: no slot to go on with is a failure, and it is saved.
+      await this.finish(end.kind === "refused" && resumed ? this.outcomeOf({ kind: "failed", message: end.message }) : this.outcomeOf(end));
+      return;
+    }
+  }
+
+  private outcomeOf(end: Exclude<StreamEnd, { kind: "cancelled" }>): LiveOutcome {
+    const audioSeconds = this.spool.seconds;
+    switch (end.kind) {
+      case "refused":
+        return { kind: "refused", message: end.message };
+      case "invalid":
+        return { kind: "invalid", message: end.message };
+      case "stopped":
+        return { kind: "stopped", reason: end.reason, audioSeconds };
+      case "failed":
+        this.options.logger.warn({ sessionId: this.id, message: end.message }, "live session failed");
+        return { kind: "failed", message: end.message, audioSeconds };
+    }
+  }
+
+  private async finish(outcome: LiveOutcome): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.grace);
+    this.worker?.cancel();
+    this.worker = undefined;
+    this.onEnd(this);
+    // A refusal before any word saves nothing: the client is told at once and may try again.
+    const saved = outcome.kind === "refused" ? await this.discard() : await this.save();
+    const final = { ...outcome, ...saved } as LiveOutcome;
+    this.client?.ended(final);
+    this.client = undefined;
+    this.resolveDone(final);
+  }
+
+  private async discard(): Promise<Record<string, never>> {
+    await this.spool.remove().catch(() => undefined);
+    await this.options.records.removeRecord(this.id).catch(() => undefined);
+    return {};
+  }
+
+  /** The audio becomes a file and a transcription like an upload's (billed, batch pass), holding the settled text until then. */
   private async save(): Promise<{ transcriptionId?: string; fileId?: string }> {
-    const spool = this.spool;
-    if (!spool) return {};
+    const { spool, options, record } = this;
     let keep = false;
     try {
       await spool.close();
       if (spool.seconds < MIN_SAVED_SECONDS) return {};
-      const { options } = this;
       const stamp = new Date().toISOString().slice(0, 16).replace("T", " ");
-      const fileName = `${(options.name ?? `Live ${stamp}`).replace(/[\\/:*?"<>|]+/g, "-").slice(0, 200)}.wav`;
-      const fileId = await options.pipeline.uploadFile(options.userId, { path: spool.path, fileName, mimeType: "audio/wav", size: spool.size });
-      const ready = await options.pipeline.waitUntilReady(options.userId, fileId, Date.now() + 120_000);
+      const fileName = `${(record.name ?? `Live ${stamp}`).replace(/[\\/:*?"<>|]+/g, "-").slice(0, 200)}.wav`;
+      const fileId = await options.pipeline.uploadFile(record.userId, { path: spool.path, fileName, mimeType: "audio/wav", size: spool.size });
+      const ready = await options.pipeline.waitUntilReady(record.userId, fileId, Date.now() + 120_000);
       if (!ready) return { fileId };
-      const transcriptionId = await options.pipeline.start(options.userId, fileId, {
-        model: options.model,
-        language: options.language || "auto",
-        ...(options.diarize ? { diarize: true } : {}),
-      });
+      const liveText = record.settled.map((w) => w.text).join("").trim();
+      const transcriptionId = await options.pipeline.start(
+        record.userId,
+        fileId,
+        { model: record.model, language: record.language || "auto", ...(record.diarize ? { diarize: true } : {}) },
+        liveText,
+      );
       return { fileId, transcriptionId };
     } catch (error) {
       keep = true;
-      this.options.logger.error({ err: error, spool: spool.path }, "a live session's audio could not be saved; the file is kept");
+      options.logger.error({ err: error, spool: spool.path }, "a live session's audio could not be saved; the file is kept");
       return {};
     } finally {
-      if (!keep) await spool.remove().catch(() => undefined);
-    }
-  }
-}
-
-function wordOut(word: LiveWord): LiveWordOut {
-  return { text: word.text, start: word.start, end: word.end };
-}
-
-/** The request side of the stream: messages in order, ended once. */
-class InputQueue implements AsyncIterable<TranscribeRequest> {
-  private items: TranscribeRequest[] = [];
-  private waiter: (() => void) | undefined;
-  private ended = false;
-
-  push(item: TranscribeRequest): void {
-    if (this.ended) return;
-    this.items.push(item);
-    this.wake();
-  }
-
-  end(): void {
-    this.ended = true;
-    this.wake();
-  }
-
-  private wake(): void {
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    waiter?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<TranscribeRequest> {
-    for (;;) {
-      const item = this.items.shift();
-      if (item) {
-        yield item;
-        continue;
+      if (!keep) {
+        await spool.remove().catch(() => undefined);
+        await options.records.removeRecord(record.id).catch(() => undefined);
       }
-      if (this.ended) return;
-      await new Promise<void>((resolve) => (this.waiter = resolve));
     }
   }
 }

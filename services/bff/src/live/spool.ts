@@ -1,7 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, open, rm } from "node:fs/promises";
-import path from "node:path";
+import { closeSync, openSync, readSync, writeSync, type PathLike } from "node:fs";
+import { rm, stat, truncate } from "node:fs/promises";
 
 const SAMPLE_RATE = 16_000;
 const HEADER_BYTES = 44;
@@ -26,22 +24,36 @@ function wavHeader(dataBytes: number): Buffer {
 
 /**
  * A live session's audio, written to disk as it arrives (never only in memory): a 16 kHz
- * mono 16-bit WAV whose sizes are filled in when it is closed. What a worker failure or a
- * vanished client leaves behind is still a whole file for the batch pass.
+ * mono 16-bit WAV whose sizes are filled in when it is closed. Frames are written with
+ * plain synchronous writes (a 100 ms frame is 3.2 KB), so the byte count the client is
+ * told (its acknowledged offset) is what the file holds, and what a killed BFF leaves on
+ * disk is every frame it acknowledged: a restarted BFF reopens it and the client resumes
+ * from there (decision 0037).
  */
 export class WavSpool {
   private constructor(
     readonly path: string,
-    private readonly out: WriteStream,
-    private bytes = 0,
+    private fd: number | undefined,
+    private bytes: number,
   ) {}
 
-  static async create(dir: string): Promise<WavSpool> {
-    await mkdir(dir, { recursive: true });
-    const file = path.join(dir, `live-${randomUUID()}.wav`);
-    const out = createWriteStream(file, { mode: 0o600 });
-    out.write(wavHeader(0));
-    return new WavSpool(file, out);
+  static create(file: string): WavSpool {
+    const fd = openSync(file, "wx", 0o600);
+    writeSync(fd, wavHeader(0));
+    return new WavSpool(file, fd, 0);
+  }
+
+  /** Opens a spool left by a session that is resuming; a half-written sample at its end is cut off. */
+  static async reopen(file: string): Promise<WavSpool> {
+    const size = (await stat(file)).size;
+    const bytes = Math.max(0, size - HEADER_BYTES) & ~1;
+    if (size !== HEADER_BYTES + bytes) await truncate(file, HEADER_BYTES + bytes);
+    return new WavSpool(file, openSync(file, "a"), bytes);
+  }
+
+  /** Bytes of PCM stored (the offset the next frame is written at). */
+  get audioBytes(): number {
+    return this.bytes;
   }
 
   get seconds(): number {
@@ -53,23 +65,51 @@ export class WavSpool {
   }
 
   append(pcm: Uint8Array): void {
+    if (this.fd === undefined) throw new Error("the live spool is closed");
+    writeSync(this.fd, pcm);
     this.bytes += pcm.byteLength;
-    this.out.write(pcm);
   }
 
-  /** Flushes the audio and writes the real sizes into the header. */
-  async close(): Promise<void> {
-    if (!this.out.closed) await new Promise<void>((resolve, reject) => this.out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    const handle = await open(this.path, "r+");
+  /** The PCM stored from byte `from` of the audio to its end. */
+  read(from: number): Buffer {
+    const start = Math.min(Math.max(0, from & ~1), this.bytes);
+    const out = Buffer.alloc(this.bytes - start);
+    const fd = openSync(this.path as PathLike, "r");
     try {
-      await handle.write(wavHeader(this.bytes), 0, HEADER_BYTES, 0);
+      let done = 0;
+      while (done < out.length) {
+        const n = readSync(fd, out, done, out.length - done, HEADER_BYTES + start + done);
+        if (n === 0) break;
+        done += n;
+      }
     } finally {
-      await handle.close();
+      closeSync(fd);
+    }
+    return out;
+  }
+
+  /** Writes the real sizes into the header and closes the file. */
+  async close(): Promise<void> {
+    if (this.fd !== undefined) {
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+    const fd = openSync(this.path, "r+");
+    try {
+      writeSync(fd, wavHeader(this.bytes), 0, HEADER_BYTES, 0);
+    } finally {
+      closeSync(fd);
     }
   }
 
+  /** Closes the file and leaves it where it is (a session suspended for its successor). */
+  release(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
   async remove(): Promise<void> {
-    this.out.destroy();
+    this.release();
     await rm(this.path, { force: true });
   }
 }

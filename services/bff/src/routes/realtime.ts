@@ -4,7 +4,7 @@ import type { WebSocket } from "ws";
 import { z } from "zod";
 import { LIVE_CLOSE, closeWith, outcomeClose } from "../live/close-codes.js";
 import { Downsampler24To16 } from "../live/pcm.js";
-import { LiveSession } from "../live/session.js";
+import type { LiveClient, LiveSession } from "../live/session.js";
 import { requireWebSocketUpgrade } from "../live/upgrade.js";
 import type { LiveRouteOptions } from "./live.js";
 
@@ -60,6 +60,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOpt
     send({ type: "transcription_session.created", session: describe() });
 
     let session: LiveSession | undefined;
+    let client: LiveClient | undefined;
     const downsample = new Downsampler24To16();
     let itemId = id("item");
     let previousItemId: string | null = null;
@@ -74,19 +75,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOpt
 
     const open = () => {
       if (session) return session;
-      session = new LiveSession(
-        {
-          userId,
-          model: settings.model,
-          language: settings.language,
-          diarize: false,
-          live: options.live,
-          pipeline: options.pipeline,
-          spoolDir: options.spoolDir,
-          maxSeconds: options.maxSeconds,
-          logger: options.logger,
-        },
-        {
+      client = {
           ready: () => {},
           words: ({ settled, flushed }) => {
             const delta = settled.map((w) => w.text).join("");
@@ -100,18 +89,20 @@ export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOpt
               itemText = "";
             }
           },
-        },
-      );
-      void session.done.then((outcome) => {
-        if (clientGone) return;
-        if (outcome.kind === "stopped") {
-          if (itemHasAudio || itemText) complete(awaiting.shift()?.itemId ?? itemId, itemText);
-        } else {
-          send({ type: "error", error: { type: "server_error", code: outcome.kind, message: outcome.message, param: null, event_id: null } });
-        }
-        const { code, reason } = outcomeClose(outcome);
-        closeWith(socket, code, reason);
-      });
+          ended: (outcome) => {
+            if (clientGone) return;
+            if (outcome.kind === "stopped") {
+              if (itemHasAudio || itemText) complete(awaiting.shift()?.itemId ?? itemId, itemText);
+            } else if (outcome.kind !== "suspended") {
+              send({ type: "error", error: { type: "server_error", code: outcome.kind, message: outcome.message, param: null, event_id: null } });
+            }
+            const { code, reason } = outcomeClose(outcome);
+            closeWith(socket, code, reason);
+          },
+          replaced: () => {},
+      };
+      // The Realtime API has no resuming: a client that goes ends its session, which is saved.
+      session = options.sessions.open({ userId, model: settings.model, language: settings.language, diarize: false }, client, { resumeMs: 0 });
       return session;
     };
 
@@ -127,7 +118,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOpt
       }
       if (!parsed) {
         fail("invalid_event", "Expected a JSON client event: transcription_session.update, input_audio_buffer.append, .commit or .clear");
-        session?.cancel();
+        if (client) session?.detach(client);
         return closeWith(socket, LIVE_CLOSE.badFrame, "Not a Realtime API client event");
       }
       const eventId = typeof parsed.event_id === "string" ? parsed.event_id : undefined;
@@ -167,7 +158,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOpt
     });
     socket.on("close", () => {
       clientGone = true;
-      session?.cancel();
+      if (client) session?.detach(client);
     });
   });
 }

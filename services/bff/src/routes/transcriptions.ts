@@ -214,6 +214,10 @@ export const detailSchema = z
     status: z.enum([...statusValues, "deleted"]),
     error: z.string().optional(),
     progress: z.string().optional().describe('What a live job waits for, e.g. "Downloading Whisper medium: 120 MB of 1.5 GB"'),
+    live_text: z
+      .string()
+      .optional()
+      .describe("For a transcription made by a live session: the text settled while it was spoken, until the full-quality pass gives `result`"),
     config: z
       .object({
         model: z.string(),
@@ -322,6 +326,7 @@ function toDetail(t: Transcription): z.infer<typeof detailSchema> {
     status: statusName(t.status),
     ...(t.error ? { error: t.error } : {}),
     ...(t.progress ? { progress: t.progress } : {}),
+    ...(t.liveText ? { live_text: t.liveText } : {}),
     ...(t.config
       ? {
           config: {

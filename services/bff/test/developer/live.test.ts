@@ -1,8 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
+import { FRAME, open, pcmOf, play } from "./live-helpers.js";
 import { engineUnavailable, synthesize, wordErrorRate } from "../../../transcription/test/helpers.js";
 import { type DeveloperStack, startDeveloperStack } from "./stack.js";
 
@@ -14,67 +13,6 @@ import { type DeveloperStack, startDeveloperStack } from "./stack.js";
 const SCRIPT =
   "The committee met on Tuesday morning to review the budget for the new library. " +
   "Several members asked whether the building could open before the end of the summer.";
-const FRAME = 3_200; // 100 ms at 16 kHz s16le
-
-interface Client {
-  ws: WebSocket;
-  messages: Array<Record<string, any>>;
-  closed: Promise<{ code: number; reason: string }>;
-  waitFor(predicate: (m: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
-}
-
-function open(url: string, headers: Record<string, string>): Promise<Client> {
-  const ws = new WebSocket(url, { headers });
-  const messages: Array<Record<string, any>> = [];
-  const listeners = new Set<() => void>();
-  ws.on("message", (data) => {
-    messages.push(JSON.parse(String(data)) as Record<string, any>);
-    for (const l of listeners) l();
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: String(reason) })));
-  const client: Client = {
-    ws,
-    messages,
-    closed,
-    waitFor: (predicate, timeoutMs = 120_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const found = messages.find(predicate);
-          if (found) {
-            listeners.delete(check);
-            clearTimeout(timer);
-            resolve(found);
-          }
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`timed out; got ${JSON.stringify(messages.map((m) => m.type))}`));
-        }, timeoutMs);
-        listeners.add(check);
-        void closed.then(() => setTimeout(check, 0));
-        check();
-      }),
-  };
-  return new Promise((resolve, reject) => {
-    ws.once("open", () => resolve(client));
-    ws.once("unexpected-response", (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
-    ws.once("error", reject);
-  });
-}
-
-function pcmOf(wav: string): Buffer {
-  const data = readFileSync(wav);
-  return data.subarray(data.indexOf("data", 12, "ascii") + 8);
-}
-
-/** Sends PCM in frames at real time (as a microphone would). */
-async function play(ws: WebSocket, pcm: Buffer, bytesPerSecond = 32_000, frame = FRAME, send = (chunk: Buffer) => ws.send(chunk)) {
-  const started = performance.now();
-  for (let at = 0; at < pcm.length && ws.readyState === ws.OPEN; at += frame) {
-    send(pcm.subarray(at, at + frame));
-    await sleep(Math.max(0, started + ((at + frame) / bytesPerSecond) * 1000 - performance.now()));
-  }
-}
 
 describe.skipIf(engineUnavailable)("live transcription over the BFF's WebSockets (real engine, real services)", () => {
   let stack: DeveloperStack;

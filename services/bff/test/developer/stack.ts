@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -35,9 +36,15 @@ export interface DeveloperStack {
   media: MediaHarness;
   /** A second BFF over the same services with other settings (e.g. a short sync wait). */
   extraBff(env: Record<string, string>): Promise<string>;
+  /** Another BFF over the same services that a test may stop (a restart is stop, then another over the same LIVE_SPOOL_DIR). */
+  bffInstance(env: Record<string, string>): Promise<{ origin: string; close(): Promise<void> }>;
+  /** The BFFs' LIVE_SPOOL_DIR unless a test gives its own. */
+  spoolDir: string;
   signIn(email: string): Promise<string>;
   /** The live worker's slots and engines, when started with `live`. */
   live?: { slots: SlotPool<LiveEngineProcess>; engines: LiveEngineProcess[] };
+  /** The live worker's process, when started with `live.process`. */
+  liveProcess?: ChildProcess;
   close(): Promise<void>;
 }
 
@@ -51,8 +58,11 @@ export interface StackOptions {
   bffEnv?: Record<string, string>;
   /** Start the webhooks service too, fed by the transcription events over the embedded bus. */
   webhooks?: { env: Record<string, string>; resolver?: HostResolver };
-  /** Start the live transcription worker (real streaming engine) with this many slots. */
-  live?: { slots: number; maxSeconds?: number };
+  /**
+   * Start the live transcription worker (real streaming engine) with this many slots; with
+   * `process`, as its own Node process (src/live-worker.ts), which a test may kill.
+   */
+  live?: { slots: number; maxSeconds?: number; process?: boolean };
 }
 
 export async function startDeveloperStack(options: StackOptions = {}): Promise<DeveloperStack> {
@@ -149,7 +159,40 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
 
   let live: DeveloperStack["live"];
   let liveUrl: string | undefined;
-  if (options.live) {
+  let liveProcess: ChildProcess | undefined;
+  if (options.live?.process) {
+    const port = await freePort();
+    liveUrl = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../../transcription/src/live-worker.ts")], {
+      env: {
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+        DATA_DIR: path.join(dir, "live-worker"),
+        WHISPER_PYTHON: whisperPython,
+        WHISPER_MODELS_DIR: whisperModelsDir,
+        WHISPER_COMPUTE_TYPE: "int8",
+        LIVE_SLOTS: String(options.live.slots),
+        LIVE_THREADS: "2",
+        LIVE_MAX_SECONDS: String(options.live.maxSeconds ?? 600),
+      },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    liveProcess = child;
+    for (let ready = false; !ready; ) {
+      if (child.exitCode !== null) throw new Error(`the live worker exited during start-up (${child.exitCode})`);
+      ready = await fetch(`${liveUrl}/readyz`).then((r) => r.ok, () => false);
+      if (!ready) await new Promise((r) => setTimeout(r, 200));
+    }
+    stops.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+    });
+  } else if (options.live) {
     const engines = Array.from({ length: options.live.slots }, () => new LiveEngineProcess(whisperPython, logger));
     const slots = new SlotPool(engines);
     const server = await startServiceServer({
@@ -172,7 +215,8 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
   }
 
   const bffs: Array<Awaited<ReturnType<typeof buildBff>>> = [];
-  async function startBff(env: Record<string, string>): Promise<string> {
+  const spoolDir = path.join(dir, "live-spool");
+  async function startBffInstance(env: Record<string, string>) {
     const port = await freePort();
     const bff = await buildBff(
       loadConfig(bffConfigSchema, {
@@ -184,14 +228,22 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
         ...(webhooksUrl ? { WEBHOOKS_URL: webhooksUrl } : {}),
         ...(liveUrl ? { TRANSCRIPTION_LIVE_URL: liveUrl } : {}),
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        LIVE_SPOOL_DIR: spoolDir,
         ...env,
       }),
       logger,
     );
     await bff.listen({ host: "127.0.0.1", port });
     bffs.push(bff);
-    return `http://127.0.0.1:${port}`;
+    return {
+      origin: `http://127.0.0.1:${port}`,
+      close: async () => {
+        bffs.splice(bffs.indexOf(bff), 1);
+        await bff.close();
+      },
+    };
   }
+  const startBff = async (env: Record<string, string>) => (await startBffInstance(env)).origin;
   const origin = await startBff(options.bffEnv ?? {});
 
   return {
@@ -199,7 +251,10 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
     auth,
     media,
     extraBff: startBff,
+    bffInstance: startBffInstance,
+    spoolDir,
     ...(live ? { live } : {}),
+    ...(liveProcess ? { liveProcess } : {}),
     signIn: async (email) => (await signInWithMagicLink(auth, email)).cookieHeader(),
     async close() {
       for (const bff of bffs) await bff.close();

@@ -329,5 +329,11 @@ export const migrations: Migrations = {
         check (kind in ('original','edit','restore','vocabulary'))`.execute(db);
     },
   },
+  // A live session's settled text (decision 0037), shown until the first result replaces it.
+  "0011_live_text": {
+    async up(db: Kysely<any>) {
+      await sql`alter table transcriptions add column live_text text`.execute(db);
+    },
+  },
 };
 

@@ -34,6 +34,8 @@ export interface TranscriptionsTable {
   revision: Generated<number>;
   /** The text-search configuration of the current revision's language (a regconfig name). */
   search_config: string | null;
+  /** What a live session settled as it was spoken (decision 0037); shown while there is no result. */
+  live_text: Generated<string | null>;
 }
 
 export interface JobsTable {

@@ -208,6 +208,7 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined):
     updatedAt: timestampFromDate(row.updated_at),
     ...(row.status === "failed" && row.error ? { error: row.error } : {}),
     ...(row.progress && ["pending", "processing", "transcribing"].includes(row.status) ? { progress: row.progress } : {}),
+    ...(!row.result_id && row.live_text ? { liveText: row.live_text } : {}),
   });
 }
 

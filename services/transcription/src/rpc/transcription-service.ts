@@ -58,6 +58,8 @@ export interface TranscriptionServiceDeps {
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The settled text of the longest live session (LIVE_MAX_SECONDS, an hour) is far below this. */
+const MAX_LIVE_TEXT = 1_000_000;
 
 function requireUser(userId: string): string {
   if (!userId) throw new AppError("invalid_argument", "user_id is required");
@@ -160,6 +162,9 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
 
     async createTranscription(request) {
       const userId = requireUser(request.userId);
+      if ((request.liveText?.length ?? 0) > MAX_LIVE_TEXT) {
+        throw new AppError("invalid_argument", `live_text is longer than ${MAX_LIVE_TEXT} characters`, { field: "live_text" });
+      }
       const { settings, engineModel, message } = await checkedSettings(settingsFromProto(request.settings));
       const file = await fileOf(userId, request.fileId);
       requireProcessed(file);
@@ -186,6 +191,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
             settings: json(settings),
             result_id: null,
             deleted_at: null,
+            ...(request.liveText ? { live_text: request.liveText } : {}),
           })
           .execute();
         await insertJob(trx, { id: jobId, transcriptionId: id, userId, settings, engineModel, maxAttempts: deps.maxAttempts });

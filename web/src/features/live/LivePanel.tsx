@@ -50,8 +50,11 @@ export function LivePanel() {
 
   useEffect(() => () => connection.current?.close(), []);
 
+  const [reconnecting, setReconnecting] = useState(false);
+
   const onMessage = (message: LiveServerMessage) => {
     if (message.type === "ready") setPhase("live");
+    else if (message.type === "ack") return;
     else if (message.type === "words") {
       if (message.settled.length > 0) setSettled((words) => [...words, ...message.settled]);
       setPartial(message.partial);
@@ -80,8 +83,10 @@ export function LivePanel() {
           onMessage,
           onLevel: setLevel,
           onSent: setElapsed,
+          onReconnecting: setReconnecting,
           onClosed: (code, reason) => {
             setLevel(0);
+            setReconnecting(false);
             const why = closeMessage(code, reason);
             if (why) {
               setError((current) => current ?? why);
@@ -177,6 +182,7 @@ export function LivePanel() {
           {phase === "live" ? <Badge variant="danger">Live</Badge> : null}
           {phase === "paused" ? <Badge variant="warning">Paused</Badge> : null}
           {phase === "stopping" ? <Badge variant="info">Finishing…</Badge> : null}
+          {reconnecting ? <Badge variant="warning">Reconnecting… (the audio is kept)</Badge> : null}
           <span className="live-elapsed" role="timer" aria-label="Elapsed time" data-testid="live-elapsed">
             {clock(elapsed)}
           </span>

@@ -8,7 +8,8 @@ export interface LiveWord {
 }
 
 export type LiveServerMessage =
-  | { type: "ready"; session_id: string; model: string; max_seconds: number }
+  | { type: "ready"; session_id: string; model: string; max_seconds: number; audio_bytes: number; resumed: boolean; settled: LiveWord[] }
+  | { type: "ack"; audio_bytes: number }
   | { type: "words"; settled: LiveWord[]; partial: LiveWord[]; audio_seconds: number }
   | { type: "stopped"; reason: string; audio_seconds: number; transcription_id: string | null; file_id: string | null }
   | { type: "error"; code: string; message: string; transcription_id: string | null };
@@ -24,6 +25,8 @@ export interface LiveCallbacks {
   onLevel(level: number): void;
   onSent(seconds: number): void;
   onClosed(code: number, reason: string): void;
+  /** The connection dropped and the page is resuming the session (true), or has resumed it (false). */
+  onReconnecting(reconnecting: boolean): void;
 }
 
 /** What the page holds while live: pause/resume (frames dropped while paused), stop, cancel. */
@@ -32,6 +35,17 @@ export interface LiveConnection {
   resume(): void;
   stop(): void;
   close(): void;
+}
+
+/** Closes after which there is nothing to resume (docs/api.md "Live transcription"). */
+const FINAL_CLOSES = new Set([1000, 1011, 4400, 4404, 4409, 4429]);
+/** How long the page tries to resume a dropped session (the BFF waits LIVE_RESUME_SECONDS, 30 s by default). */
+const RESUME_WINDOW_MS = 30_000;
+
+interface Frame {
+  /** Byte offset of the frame in the session's audio. */
+  offset: number;
+  pcm: ArrayBuffer;
 }
 
 export async function startLive(settings: LiveSettings, callbacks: LiveCallbacks): Promise<LiveConnection> {
@@ -44,22 +58,39 @@ export async function startLive(settings: LiveSettings, callbacks: LiveCallbacks
 
   const query = new URLSearchParams({ model: settings.model, language: settings.language, diarize: String(settings.diarize) });
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  const socket = new WebSocket(`${scheme}//${location.host}/api/v1/live?${query.toString()}`);
-  socket.binaryType = "arraybuffer";
 
+  let socket: WebSocket;
+  let sessionId: string | undefined;
   let paused = false;
   let ready = false;
   let stopped = false;
-  let sentBytes = 0;
-  // Frames captured before the session is ready, or while the socket's buffer is backed up
-  // (a slow or briefly lost network): kept in order and sent when it drains.
-  const backlog: ArrayBuffer[] = [];
+  let stopSent = false;
+  let finished = false;
+  let lostAt: number | undefined;
+  let captured = 0;
+  /** Where the next frame to send starts: frames before it are on the wire or stored. */
+  let sendFrom = 0;
+  // Every frame the BFF has not acknowledged as stored, in order: sent when the socket
+  // drains (a slow network), and sent again from the BFF's offset after a reconnect (a
+  // lost network, the BFF restarting), so the recording has no hole and no duplicate.
+  let frames: Frame[] = [];
+  const forget = (stored: number) => {
+    frames = frames.filter((f) => f.offset + f.pcm.byteLength > stored);
+    const first = frames[0];
+    if (first && first.offset < stored) frames[0] = { offset: stored, pcm: first.pcm.slice(stored - first.offset) };
+  };
   const flush = () => {
-    while (backlog.length > 0 && socket.readyState === WebSocket.OPEN && socket.bufferedAmount < 256 * 1024) {
-      const frame = backlog.shift()!;
-      socket.send(frame);
-      sentBytes += frame.byteLength;
-      callbacks.onSent(sentBytes / 32_000);
+    if (!ready) return;
+    for (const frame of frames) {
+      if (socket.readyState !== WebSocket.OPEN || socket.bufferedAmount >= 256 * 1024) return;
+      if (frame.offset < sendFrom) continue;
+      socket.send(frame.pcm);
+      sendFrom = frame.offset + frame.pcm.byteLength;
+      callbacks.onSent(sendFrom / 32_000);
+    }
+    if (stopped && !stopSent && sendFrom === captured && socket.readyState === WebSocket.OPEN) {
+      stopSent = true;
+      socket.send(JSON.stringify({ type: "stop" }));
     }
   };
   const drain = window.setInterval(flush, 100);
@@ -67,11 +98,13 @@ export async function startLive(settings: LiveSettings, callbacks: LiveCallbacks
   capture.port.onmessage = (event: MessageEvent<{ pcm: ArrayBuffer; level: number }>) => {
     callbacks.onLevel(paused ? 0 : event.data.level);
     if (paused || stopped) return;
-    backlog.push(event.data.pcm);
-    if (ready) flush();
+    frames.push({ offset: captured, pcm: event.data.pcm });
+    captured += event.data.pcm.byteLength;
+    flush();
   };
 
   const release = () => {
+    finished = true;
     window.clearInterval(drain);
     capture.port.onmessage = null;
     source.disconnect();
@@ -80,18 +113,45 @@ export async function startLive(settings: LiveSettings, callbacks: LiveCallbacks
     void context.close();
   };
 
-  socket.onmessage = (event: MessageEvent<string>) => {
-    const message = JSON.parse(event.data) as LiveServerMessage;
-    if (message.type === "ready") {
-      ready = true;
-      flush();
-    }
-    callbacks.onMessage(message);
+  const connect = () => {
+    const resume = sessionId ? `&resume=${encodeURIComponent(sessionId)}` : "";
+    socket = new WebSocket(`${scheme}//${location.host}/api/v1/live?${query.toString()}${resume}`);
+    socket.binaryType = "arraybuffer";
+    socket.onmessage = (event: MessageEvent<string>) => {
+      const message = JSON.parse(event.data) as LiveServerMessage;
+      if (message.type === "ack") return forget(message.audio_bytes);
+      if (message.type === "ready") {
+        const resumed = sessionId !== undefined;
+        sessionId = message.session_id;
+        forget(message.audio_bytes);
+        sendFrom = message.audio_bytes;
+        ready = true;
+        if (resumed) {
+          lostAt = undefined;
+          callbacks.onReconnecting(false);
+        }
+        flush();
+        if (resumed) return;
+      }
+      if (message.type === "stopped" || message.type === "error") finished = true;
+      callbacks.onMessage(message);
+    };
+    socket.onclose = (event) => {
+      ready = false;
+      const canResume = sessionId !== undefined && !finished && !FINAL_CLOSES.has(event.code);
+      if (canResume) {
+        lostAt ??= Date.now();
+        if (Date.now() - lostAt < RESUME_WINDOW_MS) {
+          callbacks.onReconnecting(true);
+          window.setTimeout(connect, Math.min(2_000, 250 + (Date.now() - lostAt) / 4));
+          return;
+        }
+      }
+      release();
+      callbacks.onClosed(event.code, canResume ? "The connection was lost" : event.reason);
+    };
   };
-  socket.onclose = (event) => {
-    release();
-    callbacks.onClosed(event.code, event.reason);
-  };
+  connect();
 
   return {
     pause: () => {
@@ -102,19 +162,15 @@ export async function startLive(settings: LiveSettings, callbacks: LiveCallbacks
     },
     stop: () => {
       if (stopped) return;
+      // What was captured goes out first, then stop (flush sends it once all is sent).
       stopped = true;
-      // What was captured goes out first, then stop.
-      const finish = () => {
-        flush();
-        if (backlog.length > 0) return void window.setTimeout(finish, 100);
-        if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "stop" }));
-        source.disconnect();
-        for (const track of stream.getTracks()) track.stop();
-      };
-      finish();
+      source.disconnect();
+      for (const track of stream.getTracks()) track.stop();
+      flush();
     },
     close: () => {
       stopped = true;
+      finished = true;
       socket.close();
       release();
     },

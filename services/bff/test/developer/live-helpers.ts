@@ -1,0 +1,67 @@
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import WebSocket from "ws";
+
+/** Clients of the live WebSockets for the tests: every message kept, waits on them. */
+export const FRAME = 3_200; // 100 ms at 16 kHz s16le
+
+export interface Client {
+  ws: WebSocket;
+  messages: Array<Record<string, any>>;
+  closed: Promise<{ code: number; reason: string }>;
+  waitFor(predicate: (m: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+}
+
+export function open(url: string, headers: Record<string, string>): Promise<Client> {
+  const ws = new WebSocket(url, { headers });
+  const messages: Array<Record<string, any>> = [];
+  const listeners = new Set<() => void>();
+  ws.on("message", (data) => {
+    messages.push(JSON.parse(String(data)) as Record<string, any>);
+    for (const l of listeners) l();
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: String(reason) })));
+  const client: Client = {
+    ws,
+    messages,
+    closed,
+    waitFor: (predicate, timeoutMs = 120_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const found = messages.find(predicate);
+          if (found) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve(found);
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out; got ${JSON.stringify(messages.map((m) => m.type))}`));
+        }, timeoutMs);
+        listeners.add(check);
+        void closed.then(() => setTimeout(check, 0));
+        check();
+      }),
+  };
+  return new Promise((resolve, reject) => {
+    ws.once("open", () => resolve(client));
+    ws.once("unexpected-response", (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
+    ws.once("error", reject);
+  });
+}
+
+export function pcmOf(wav: string): Buffer {
+  const data = readFileSync(wav);
+  return data.subarray(data.indexOf("data", 12, "ascii") + 8);
+}
+
+/** Sends PCM in frames at real time (as a microphone would). */
+export async function play(ws: WebSocket, pcm: Buffer, bytesPerSecond = 32_000, frame = FRAME, send = (chunk: Buffer) => ws.send(chunk)) {
+  const started = performance.now();
+  for (let at = 0; at < pcm.length && ws.readyState === ws.OPEN; at += frame) {
+    send(pcm.subarray(at, at + frame));
+    await sleep(Math.max(0, started + ((at + frame) / bytesPerSecond) * 1000 - performance.now()));
+  }
+}
+
