@@ -12,6 +12,16 @@ export const TEST_USER = {
   updatedAt: "2025-01-01T00:00:00.000Z",
 };
 
+/** A session as better-auth's get-session returns it. */
+export const TEST_SESSION = {
+  id: "session-1",
+  token: "t",
+  userId: TEST_USER.id,
+  createdAt: "2025-01-01T00:00:00.000Z",
+  updatedAt: "2025-01-01T00:00:00.000Z",
+  expiresAt: "2099-01-01T00:00:00.000Z",
+};
+
 export type FakeUser = Omit<typeof TEST_USER, "name" | "image"> & { name?: string | null; image?: string | null };
 
 export type Answer = Response | (() => Response | Promise<Response>);
@@ -31,7 +41,7 @@ export function json(body: unknown, status = 200): Response {
 /** GET /auth/get-session's answer for a user, or for nobody (JSON null, as the auth service sends). */
 export function sessionAnswer(user: FakeUser | null): Answer {
   return () =>
-    json(user ? { session: { token: "t", createdAt: "2025-01-01T00:00:00.000Z", expiresAt: "2099-01-01T00:00:00.000Z" }, user } : null);
+    json(user ? { session: { ...TEST_SESSION, userId: user.id }, user } : null);
 }
 
 export const serverError: Answer = () => json({ error: { code: "internal", message: "Internal error" } }, 500);

@@ -5,7 +5,7 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAppQueryClient } from "../src/app/query-client";
 import { StartTranscriptionForm } from "../src/features/transcriptions/StartTranscriptionForm";
-import { MAX_UPLOAD_BYTES } from "../src/lib/api/schemas";
+import { MAX_UPLOAD_BYTES } from "../src/lib/form-rules";
 import { billingAnswers, json, sessionAnswer, stubNetwork, TEST_USER, type Answer } from "./fake-network";
 import { renderApp } from "./render-app";
 import { chooseInCombobox, chooseInSelect } from "./choose";

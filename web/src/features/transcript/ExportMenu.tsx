@@ -4,7 +4,10 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { Button, DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuLabel, DropdownMenuTrigger } from "../../components/ui";
 import { exportTranscription } from "../../lib/api/product";
-import { EXPORT_FORMATS, type ExportFormat } from "../../lib/api/schemas";
+import { type ExportRequest, zExportRequest } from "../../lib/api/generated/zod.gen";
+
+type ExportFormat = ExportRequest["format"];
+const EXPORT_FORMATS = zExportRequest.shape.format.options;
 
 export const EXPORT_LABELS: Record<ExportFormat, string> = {
   txt: "Text (.txt)",

@@ -4,7 +4,7 @@
 // server's message (e.g. 'Email is the same'), which the screens show as they are.
 import { z } from "zod";
 import { authApi } from "../api";
-import { accountSchema, userSchema } from "../api/schemas";
+import { zAuthUser } from "../api/generated/zod.gen";
 
 const statusSchema = z.object({ status: z.boolean() }).loose();
 
@@ -34,12 +34,16 @@ export function changePassword(input: { currentPassword: string; newPassword: st
     method: "POST",
     path: "/change-password",
     body: input,
-    schema: z.object({ token: z.string().nullish(), user: userSchema.loose() }).loose(),
+    schema: z.object({ token: z.string().nullish(), user: zAuthUser.loose() }).loose(),
   });
 }
 
-// list-accounts also carries userId; the app's Account type does not need it.
-const accountListSchema = z.array(accountSchema.loose());
+// The endpoints below answer with better-auth's own shapes, which the API's OpenAPI document
+// leaves out (it documents what integrators call, decision 0025): their schemas stay here.
+// list-accounts also carries userId; the screens do not need it.
+const accountListSchema = z.array(
+  z.object({ id: z.string(), providerId: z.string(), accountId: z.string(), createdAt: z.string().min(1), updatedAt: z.string().min(1), scopes: z.array(z.string()) }).loose(),
+);
 
 export function listAccounts(signal?: AbortSignal) {
   return authApi.request({ path: "/list-accounts", schema: accountListSchema, signal });
