@@ -22,6 +22,12 @@ export const TEST_SESSION = {
   expiresAt: "2099-01-01T00:00:00.000Z",
 };
 
+/** GET /api/v1/me's answer (snake_case, as the BFF sends it) for TEST_USER. */
+export function meAnswer(isAdmin = false): Answer {
+  return () =>
+    json({ ...TEST_USER, email_verified: TEST_USER.emailVerified, created_at: TEST_USER.createdAt, updated_at: TEST_USER.updatedAt, is_admin: isAdmin });
+}
+
 export type FakeUser = Omit<typeof TEST_USER, "name" | "image"> & { name?: string | null; image?: string | null };
 
 export type Answer = Response | (() => Response | Promise<Response>);

@@ -48,13 +48,16 @@ const DETAIL = {
   id: "t1",
   display_name: "Team meeting",
   status: "completed",
-  config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment", "word"] },
+  config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment", "word"], diarize: false },
   audio_file: { file_id: "f1", file_name: "meeting.mp3", content_type: "audio/mpeg" },
   result: {
     id: "r1",
     text: "Hello there. General Kenobi. You are a bold one.",
     language: "en",
     duration: 15,
+    revision: 1,
+    speakers: [],
+    speaker_turns: [],
     segments: [
       { id: 0, start: 0, end: 4, text: " Hello there." },
       {
