@@ -1,23 +1,16 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
-import { ExportFormat, type ExportService } from "@transcribe/proto/export/v1/export";
+import { enumNames } from "@transcribe/platform";
+import { ExportFormat, ExportFormatSchema, type ExportService } from "@transcribe/proto/export/v1/export";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
 import { security } from "../http/openapi.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 
-const formats = {
-  txt: ExportFormat.TXT,
-  docx: ExportFormat.DOCX,
-  pdf: ExportFormat.PDF,
-  srt: ExportFormat.SRT,
-  vtt: ExportFormat.VTT,
-  json: ExportFormat.JSON,
-  rttm: ExportFormat.RTTM,
-} as const;
-type FormatName = keyof typeof formats;
-const formatNames = Object.keys(formats) as [FormatName, ...FormatName[]];
+/** The API's format names are the proto enum's (txt, docx, …), in its order. */
+const formats = enumNames<ExportFormat>(ExportFormatSchema);
+const formatNames = formats.names as [string, ...string[]];
 
 export const exportRequestSchema = z
   .object({
@@ -56,7 +49,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof ExportS
       const result = await client.createExport({
         userId: signedInUserId(request),
         transcriptionId: request.params.id,
-        format: formats[format],
+        format: formats.value(format) ?? ExportFormat.UNSPECIFIED,
         includeTimestamps: request.body.include_timestamps,
         ...(request.body.revision !== undefined ? { revision: request.body.revision } : {}),
       });

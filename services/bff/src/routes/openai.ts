@@ -1,8 +1,8 @@
 import multipart from "@fastify/multipart";
 import type { Client } from "@connectrpc/connect";
-import { AppError } from "@transcribe/platform";
-import { ExportFormat, type ExportService } from "@transcribe/proto/export/v1/export";
-import { Provider, TranscriptionStatus, type TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
+import { AppError, enumNames } from "@transcribe/platform";
+import { type ExportFormat, ExportFormatSchema, type ExportService } from "@transcribe/proto/export/v1/export";
+import { type Provider, ProviderSchema, TranscriptionStatus, type TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -38,7 +38,8 @@ const modelListSchema = z
   })
   .meta({ id: "OpenAiModelList", description: "Models in OpenAI's list shape; whisper-1 is the server's default model" });
 
-const ownerOf: Record<Provider, string> = { [Provider.UNSPECIFIED]: "local", [Provider.LOCAL]: "local", [Provider.GROQ]: "groq", [Provider.ELEVENLABS]: "elevenlabs" };
+const providers = enumNames<Provider>(ProviderSchema);
+const exportFormats = enumNames<ExportFormat>(ExportFormatSchema);
 
 /** The body is a multipart stream read by the handler; the schema documents it (OpenAPI) but validation happens in parseOpenAiFields. */
 const documentOnly = () => (data: unknown) => ({ value: data });
@@ -58,7 +59,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
   }
 
   async function subtitles(userId: string, transcriptionId: string, format: "srt" | "vtt"): Promise<string> {
-    const { downloadUrl } = await options.exports.createExport({ userId, transcriptionId, format: format === "srt" ? ExportFormat.SRT : ExportFormat.VTT, includeTimestamps: false });
+    const { downloadUrl } = await options.exports.createExport({ userId, transcriptionId, format: exportFormats.value(format), includeTimestamps: false });
     const url = new URL(downloadUrl);
     const target = url.pathname.startsWith(`${EXPORT_STORAGE_PREFIX}/`) ? new URL(`${url.pathname}${url.search}`, options.exportUrl) : url;
     const response = await fetch(target);
@@ -155,7 +156,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
     async () => {
       const { models } = await options.transcription.listModels({});
       const runnable = models.filter((m) => m.available);
-      const data = runnable.map((m) => ({ id: m.id, object: "model" as const, created: 0, owned_by: ownerOf[m.provider] }));
+      const data = runnable.map((m) => ({ id: m.id, object: "model" as const, created: 0, owned_by: providers.name(m.provider) ?? "local" }));
       if (runnable.some((m) => m.isDefault)) data.unshift({ id: WHISPER_1, object: "model", created: 0, owned_by: "local" });
       return { object: "list" as const, data };
     },

@@ -5,8 +5,11 @@ import { AppError, enumNames } from "@transcribe/platform";
 import type { MediaService } from "@transcribe/proto/media/v1/media";
 import {
   Provider,
+  ProviderSchema,
   ResponseFormat,
+  ResponseFormatSchema,
   TimestampGranularity,
+  TimestampGranularitySchema,
   type TranscriptionStatus,
   TranscriptionStatusSchema,
   type Model,
@@ -36,12 +39,12 @@ const transcriptionStatus = enumNames<TranscriptionStatus>(TranscriptionStatusSc
 /** The API's name of a status (an unset one reads as pending). */
 const statusName = (status: TranscriptionStatus) => (transcriptionStatus.name(status) ?? "pending") as StatusName;
 
-const providerNames = {
-  [Provider.UNSPECIFIED]: "local",
-  [Provider.LOCAL]: "local",
-  [Provider.GROQ]: "groq",
-  [Provider.ELEVENLABS]: "elevenlabs",
-} as const;
+// The settings' names are the proto enums' (local, verbose_json, word…).
+const providers = enumNames<Provider>(ProviderSchema);
+const responseFormats = enumNames<ResponseFormat>(ResponseFormatSchema);
+const granularities = enumNames<TimestampGranularity>(TimestampGranularitySchema);
+/** An unset provider is the local engine. */
+const providerName = (provider: Provider) => (providers.name(provider) ?? "local") as "local" | "groq" | "elevenlabs";
 
 export const modelSchema = z
   .object({
@@ -70,7 +73,7 @@ export const modelSchema = z
 export function modelJson(m: Model): z.infer<typeof modelSchema> {
   return {
     id: m.id,
-    provider: providerNames[m.provider],
+    provider: providerName(m.provider),
     name: m.name,
     languages: m.languages,
     translation: m.translation,
@@ -317,7 +320,7 @@ function toItem(item: TranscriptionListItem): z.infer<typeof listItemSchema> {
   };
 }
 
-const granularityName = (g: TimestampGranularity) => (g === TimestampGranularity.WORD ? ("word" as const) : ("segment" as const));
+const granularityName = (g: TimestampGranularity) => (granularities.name(g) ?? "segment") as "segment" | "word";
 
 function toDetail(t: Transcription): z.infer<typeof detailSchema> {
   const withWords = t.config?.timestampGranularities.includes(TimestampGranularity.WORD) ?? false;
@@ -355,10 +358,9 @@ function toSettings(s: z.infer<typeof settingsSchema>) {
     model: s.model ?? "",
     language: s.language,
     translateToEn: s.translate_to_en,
-    provider: s.provider === "groq" ? Provider.GROQ : s.provider === "elevenlabs" ? Provider.ELEVENLABS : s.provider === "local" ? Provider.LOCAL : Provider.UNSPECIFIED,
-    responseFormat:
-      s.response_format === "json" ? ResponseFormat.JSON : s.response_format === "text" ? ResponseFormat.TEXT : s.response_format === "verbose_json" ? ResponseFormat.VERBOSE_JSON : ResponseFormat.UNSPECIFIED,
-    timestampGranularities: (s.timestamp_granularities ?? []).map((g) => (g === "word" ? TimestampGranularity.WORD : TimestampGranularity.SEGMENT)),
+    provider: (s.provider && providers.value(s.provider)) || Provider.UNSPECIFIED,
+    responseFormat: (s.response_format && responseFormats.value(s.response_format)) || ResponseFormat.UNSPECIFIED,
+    timestampGranularities: (s.timestamp_granularities ?? []).map((g) => granularities.value(g) ?? TimestampGranularity.SEGMENT),
     temperature: s.temperature ?? 0,
     ...(s.prompt ? { prompt: s.prompt } : {}),
     ...(s.diarize !== undefined ? { diarize: s.diarize } : {}),

@@ -4,11 +4,14 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   AudioFileSchema,
   Provider,
-  ResponseFormat,
+  ProviderSchema,
+  type ResponseFormat,
+  ResponseFormatSchema,
   SegmentSchema,
   SpeakerSchema,
   SpeakerTurnSchema,
   TimestampGranularity,
+  TimestampGranularitySchema,
   TranscriptionConfigSchema,
   TranscriptionListItemSchema,
   TranscriptionResultSchema,
@@ -45,40 +48,23 @@ export function fromProtoStatus(status: TranscriptionStatus): Status | undefined
   return statusNames.name(status) as Status | undefined;
 }
 
-export const providerToProto: Record<ProviderName, Provider> = {
-  local: Provider.LOCAL,
-  groq: Provider.GROQ,
-  elevenlabs: Provider.ELEVENLABS,
-};
+// The settings' names (providers, formats, granularities) are the proto enums'.
+const providerNames = enumNames<Provider>(ProviderSchema);
+const formatNames = enumNames<ResponseFormat>(ResponseFormatSchema);
+const granularityNames = enumNames<TimestampGranularity>(TimestampGranularitySchema);
 
-const providerFromProto: Partial<Record<Provider, ProviderName>> = {
-  [Provider.LOCAL]: "local",
-  [Provider.GROQ]: "groq",
-  [Provider.ELEVENLABS]: "elevenlabs",
-};
-
-const formatFromProto: Partial<Record<ResponseFormat, Format>> = {
-  [ResponseFormat.JSON]: "json",
-  [ResponseFormat.VERBOSE_JSON]: "verbose_json",
-  [ResponseFormat.TEXT]: "text",
-};
-
-const granularityToProto: Record<Granularity, TimestampGranularity> = {
-  segment: TimestampGranularity.SEGMENT,
-  word: TimestampGranularity.WORD,
-};
+export function providerToProto(provider: ProviderName): Provider {
+  return providerNames.value(provider) ?? Provider.UNSPECIFIED;
+}
 
 export function settingsFromProto(settings: Settings | undefined): SettingsInput {
   if (!settings) return {};
-  const granularities = settings.timestampGranularities.map((g) => {
-    if (g === TimestampGranularity.SEGMENT) return "segment" as const;
-    if (g === TimestampGranularity.WORD) return "word" as const;
-    return "invalid" as unknown as Granularity;
-  });
+  // An unspecified granularity keeps a name the settings' check refuses.
+  const granularities = settings.timestampGranularities.map((g) => (granularityNames.name(g) ?? "invalid") as Granularity);
   return {
-    provider: providerFromProto[settings.provider],
+    provider: providerNames.name(settings.provider) as ProviderName | undefined,
     model: settings.model || undefined,
-    responseFormat: formatFromProto[settings.responseFormat],
+    responseFormat: formatNames.name(settings.responseFormat) as Format | undefined,
     timestampGranularities: granularities,
     temperature: settings.temperature,
     language: settings.language,
@@ -191,7 +177,7 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined):
     config: create(TranscriptionConfigSchema, {
       model: row.settings.model,
       language: row.settings.language,
-      timestampGranularities: row.settings.timestampGranularities.map((g) => granularityToProto[g]),
+      timestampGranularities: row.settings.timestampGranularities.map((g) => granularityNames.value(g) ?? TimestampGranularity.UNSPECIFIED),
       diarize: row.settings.diarize ?? false,
       ...(row.settings.minSpeakers !== undefined ? { minSpeakers: row.settings.minSpeakers } : {}),
       ...(row.settings.maxSpeakers !== undefined ? { maxSpeakers: row.settings.maxSpeakers } : {}),

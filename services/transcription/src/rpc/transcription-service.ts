@@ -541,7 +541,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
 function modelToProto(model: ModelDefinition, { available, reason, preparing, present, download }: Availability) {
   return create(ModelSchema, {
     id: model.id,
-    provider: providerToProto[model.provider],
+    provider: providerToProto(model.provider),
     name: model.name,
     languages: [AUTO_LANGUAGE, ...model.languages],
     translation: model.translation,
