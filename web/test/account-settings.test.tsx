@@ -2,7 +2,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sentBody } from "./auth-screens-helpers";
-import { type FakeUser, json, meAnswer, sessionAnswer, stubNetwork, TEST_USER } from "./fake-network";
+import { type FakeUser, json, meAnswer, sessionAnswer, stubNetwork, TEST_SESSION, TEST_USER } from "./fake-network";
 import { renderApp } from "./render-app";
 
 const CREDENTIAL = {
@@ -138,8 +138,8 @@ describe("Account Settings", () => {
   it("revokes another session by token and the others at once", async () => {
     const { network } = stubAccountNetwork();
     const sessions = [
-      { token: "t", createdAt: "2025-01-01T00:00:00.000Z", userAgent: "This browser" },
-      { token: "other-token", createdAt: "2025-01-02T00:00:00.000Z", userAgent: "Phone" },
+      { ...TEST_SESSION, userAgent: "This browser" },
+      { ...TEST_SESSION, id: "session-2", token: "other-token", createdAt: "2025-01-02T00:00:00.000Z", userAgent: "Phone" },
     ];
     network.answer("GET /auth/list-sessions", () => json(sessions));
     network.answer("POST /auth/revoke-session", () => json({ status: true }));
