@@ -2,7 +2,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sentBody } from "./auth-screens-helpers";
-import { type FakeUser, json, sessionAnswer, stubNetwork, TEST_USER } from "./fake-network";
+import { type FakeUser, json, meAnswer, sessionAnswer, stubNetwork, TEST_SESSION, TEST_USER } from "./fake-network";
 import { renderApp } from "./render-app";
 
 const CREDENTIAL = {
@@ -138,8 +138,8 @@ describe("Account Settings", () => {
   it("revokes another session by token and the others at once", async () => {
     const { network } = stubAccountNetwork();
     const sessions = [
-      { token: "t", createdAt: "2025-01-01T00:00:00.000Z", userAgent: "This browser" },
-      { token: "other-token", createdAt: "2025-01-02T00:00:00.000Z", userAgent: "Phone" },
+      { ...TEST_SESSION, userAgent: "This browser" },
+      { ...TEST_SESSION, id: "session-2", token: "other-token", createdAt: "2025-01-02T00:00:00.000Z", userAgent: "Phone" },
     ];
     network.answer("GET /auth/list-sessions", () => json(sessions));
     network.answer("POST /auth/revoke-session", () => json({ status: true }));
@@ -175,7 +175,7 @@ describe("Account Settings", () => {
 
     it("is not shown to someone who is not an administrator", async () => {
       const { network } = stubAccountNetwork();
-      network.answer("GET /api/v1/me", () => json({ id: "user-1", is_admin: false }));
+      network.answer("GET /api/v1/me", meAnswer(false));
       await openAccount();
       await waitFor(() => expect(network.calls).toContain("GET /api/v1/me"));
       expect(screen.queryByTestId("account-models")).not.toBeInTheDocument();
@@ -184,7 +184,7 @@ describe("Account Settings", () => {
     it("lists the local models with size, memory, languages and translation; downloads with a progress bar; removes after a confirmation", async () => {
       const { network } = stubAccountNetwork();
       let current = medium as Record<string, unknown>;
-      network.answer("GET /api/v1/me", () => json({ id: "user-1", is_admin: true }));
+      network.answer("GET /api/v1/me", meAnswer(true));
       network.answer("GET /api/v1/models", () => json({ models: [current, tinyEn, groq] }));
       network.answer("POST /api/v1/models/whisper-medium/download", () => {
         current = { ...medium, download: { done_bytes: 120_000_000, total_bytes: 1_530_000_000 }, reason: "downloading Whisper medium: 120 MB of 1530 MB" };

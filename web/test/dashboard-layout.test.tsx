@@ -28,9 +28,9 @@ const TRANSCRIPT_ABC = {
   id: "abc",
   display_name: "Team meeting",
   status: "completed",
-  config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment"] },
+  config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment"], diarize: false },
   audio_file: { file_id: "f1", file_name: "meeting.mp3", content_type: "audio/mpeg" },
-  result: { id: "r1", text: "Hello.", language: "en", duration: 2, segments: [{ id: 0, start: 0, end: 2, text: "Hello." }] },
+  result: { id: "r1", text: "Hello.", language: "en", duration: 2, revision: 1, speakers: [], speaker_turns: [], segments: [{ id: 0, start: 0, end: 2, text: "Hello." }] },
   created_at: "2025-01-01T00:00:00.000Z",
   updated_at: "2025-01-01T00:00:00.000Z",
 };

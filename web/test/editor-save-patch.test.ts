@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { patchSaved, type Saved } from "../src/features/editor/api";
+import { patchSaved } from "../src/features/editor/api";
+import type { TranscriptSaved as Saved } from "../src/lib/api/generated/zod.gen";
 
 // The editor puts a save's changed segments into the result it saved from (decision 0021).
 
 const segment = (id: number, text: string, start: number) => ({ id, start, end: start + 1, text, words: [{ word: text, start, end: start + 1 }] });
-const base = { id: "r", text: "a b c", language: "en", duration: 3, revision: 4, segments: [segment(0, "a", 0), segment(1, "b", 1), segment(2, "c", 2)], speakers: [] };
+const base = { id: "r", text: "a b c", language: "en", duration: 3, revision: 4, segments: [segment(0, "a", 0), segment(1, "b", 1), segment(2, "c", 2)], speakers: [], speakerTurns: [] };
 const revision = (number: number, baseRevision?: number): Saved["revision"] => ({
   number,
   kind: "edit",

@@ -12,6 +12,22 @@ export const TEST_USER = {
   updatedAt: "2025-01-01T00:00:00.000Z",
 };
 
+/** A session as better-auth's get-session returns it. */
+export const TEST_SESSION = {
+  id: "session-1",
+  token: "t",
+  userId: TEST_USER.id,
+  createdAt: "2025-01-01T00:00:00.000Z",
+  updatedAt: "2025-01-01T00:00:00.000Z",
+  expiresAt: "2099-01-01T00:00:00.000Z",
+};
+
+/** GET /api/v1/me's answer (snake_case, as the BFF sends it) for TEST_USER. */
+export function meAnswer(isAdmin = false): Answer {
+  return () =>
+    json({ ...TEST_USER, email_verified: TEST_USER.emailVerified, created_at: TEST_USER.createdAt, updated_at: TEST_USER.updatedAt, is_admin: isAdmin });
+}
+
 export type FakeUser = Omit<typeof TEST_USER, "name" | "image"> & { name?: string | null; image?: string | null };
 
 export type Answer = Response | (() => Response | Promise<Response>);
@@ -31,7 +47,7 @@ export function json(body: unknown, status = 200): Response {
 /** GET /auth/get-session's answer for a user, or for nobody (JSON null, as the auth service sends). */
 export function sessionAnswer(user: FakeUser | null): Answer {
   return () =>
-    json(user ? { session: { token: "t", createdAt: "2025-01-01T00:00:00.000Z", expiresAt: "2099-01-01T00:00:00.000Z" }, user } : null);
+    json(user ? { session: { ...TEST_SESSION, userId: user.id }, user } : null);
 }
 
 export const serverError: Answer = () => json({ error: { code: "internal", message: "Internal error" } }, 500);

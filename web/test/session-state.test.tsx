@@ -5,9 +5,9 @@ import { createAppQueryClient } from "../src/app/query-client";
 import { ApiError } from "../src/lib/api/errors";
 import { toSessionState, type SessionState } from "../src/lib/session/state";
 import { useSession } from "../src/lib/session/use-session";
-import { serverError, sessionAnswer, stubNetwork, TEST_USER } from "./fake-network";
+import { serverError, sessionAnswer, stubNetwork, TEST_SESSION, TEST_USER } from "./fake-network";
 
-const session = { session: { createdAt: "2025-01-01T00:00:00.000Z" }, user: TEST_USER };
+const session = { session: TEST_SESSION, user: TEST_USER };
 
 describe("session state mapping", () => {
   it("is loading while the first answer is pending", () => {

@@ -34,6 +34,8 @@ const detail = (names: Record<string, string> = {}) => ({
     text: "Hello there. General Kenobi. You are a bold one.",
     language: "en",
     duration: 15,
+    revision: 1,
+    speaker_turns: [],
     speakers: [
       { id: "S1", name: names.S1 ?? "S1" },
       { id: "S2", name: names.S2 ?? "S2" },

@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { json, sessionAnswer, stubNetwork, TEST_USER } from "./fake-network";
+import { json, meAnswer, sessionAnswer, stubNetwork, TEST_USER } from "./fake-network";
 import { renderApp } from "./render-app";
 
 describe("support and contact forms", () => {
@@ -9,7 +9,7 @@ describe("support and contact forms", () => {
   it("/support sends subject, message and transcript reference, then confirms", async () => {
     const network = stubNetwork({
       "GET /auth/get-session": sessionAnswer(TEST_USER),
-      "GET /api/v1/me": json({ ...TEST_USER, email_verified: true, created_at: TEST_USER.createdAt, updated_at: TEST_USER.updatedAt }),
+      "GET /api/v1/me": meAnswer(),
       "POST /api/v1/support": json({ ticket_id: "t1" }),
     });
     renderApp(["/support"]);

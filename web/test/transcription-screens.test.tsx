@@ -5,7 +5,7 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAppQueryClient } from "../src/app/query-client";
 import { StartTranscriptionForm } from "../src/features/transcriptions/StartTranscriptionForm";
-import { MAX_UPLOAD_BYTES } from "../src/lib/api/schemas";
+import { MAX_UPLOAD_BYTES } from "../src/lib/form-rules";
 import { billingAnswers, json, sessionAnswer, stubNetwork, TEST_USER, type Answer } from "./fake-network";
 import { renderApp } from "./render-app";
 import { chooseInCombobox, chooseInSelect } from "./choose";
@@ -48,13 +48,16 @@ const DETAIL = {
   id: "t1",
   display_name: "Team meeting",
   status: "completed",
-  config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment", "word"] },
+  config: { model: "whisper-base", language: "en", timestamp_granularities: ["segment", "word"], diarize: false },
   audio_file: { file_id: "f1", file_name: "meeting.mp3", content_type: "audio/mpeg" },
   result: {
     id: "r1",
     text: "Hello there. General Kenobi. You are a bold one.",
     language: "en",
     duration: 15,
+    revision: 1,
+    speakers: [],
+    speaker_turns: [],
     segments: [
       { id: 0, start: 0, end: 4, text: " Hello there." },
       {

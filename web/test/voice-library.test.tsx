@@ -142,6 +142,8 @@ describe("a recognised speaker on the transcript page", () => {
             text: "Hello there. General Kenobi.",
             language: "en",
             duration: 9,
+            revision: 1,
+            speaker_turns: [],
             speakers: speakers(),
             segments: [
               { id: 0, start: 0, end: 4, text: " Hello there.", speaker: "S1" },

@@ -6,7 +6,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { servedDocument } from "../test/openapi/document.js";
+import { servedDocument } from "../src/openapi-document.js";
 
 const target = path.resolve(import.meta.dirname, "../../../docs/openapi/released.json");
 const { document } = await servedDocument();

@@ -1,5 +1,6 @@
 import type { Client } from "@connectrpc/connect";
-import { type BillingService, SubscriptionStatus, Tier } from "@transcribe/proto/billing/v1/billing";
+import { enumNames } from "@transcribe/platform";
+import { type BillingService, type SubscriptionStatus, SubscriptionStatusSchema, type Tier, TierSchema } from "@transcribe/proto/billing/v1/billing";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -7,18 +8,11 @@ import { apiErrorSchema } from "../http/api-error.js";
 import { security } from "../http/openapi.js";
 import { signedInUserId } from "../http/signed-in-user.js";
 
-const tierName = (tier: Tier): "free" | "premium" => (tier === Tier.PREMIUM ? "premium" : "free");
-const statusNames: Record<SubscriptionStatus, string> = {
-  [SubscriptionStatus.UNSPECIFIED]: "none",
-  [SubscriptionStatus.NONE]: "none",
-  [SubscriptionStatus.ACTIVE]: "active",
-  [SubscriptionStatus.TRIALING]: "trialing",
-  [SubscriptionStatus.PAST_DUE]: "past_due",
-  [SubscriptionStatus.CANCELED]: "canceled",
-  [SubscriptionStatus.UNPAID]: "unpaid",
-};
-
-const statusName = (status: SubscriptionStatus) => statusNames[status] as "none" | "active" | "trialing" | "past_due" | "canceled" | "unpaid";
+const tiers = enumNames<Tier>(TierSchema);
+const subscriptionStatuses = enumNames<SubscriptionStatus>(SubscriptionStatusSchema);
+/** The API's names (the proto enum's); an unset tier reads as free, an unset status as none. */
+const tierName = (tier: Tier) => (tiers.name(tier) ?? "free") as "free" | "premium";
+const statusName = (status: SubscriptionStatus) => (subscriptionStatuses.name(status) ?? "none") as "none" | "active" | "trialing" | "past_due" | "canceled" | "unpaid";
 
 const count = z.number().int().min(0);
 export const trialLimitsSchema = z

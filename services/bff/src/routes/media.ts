@@ -1,7 +1,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
-import { AppError } from "@transcribe/platform";
-import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
+import { AppError, enumNames } from "@transcribe/platform";
+import { type File, type FileStatus, FileStatusSchema, type MediaService } from "@transcribe/proto/media/v1/media";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
@@ -14,13 +14,8 @@ import { signedInUserId } from "../http/signed-in-user.js";
  * shapes, so a person sees the spec's words ("File cannot be empty"), not a schema's.
  */
 
-const statusNames = {
-  [FileStatus.UNSPECIFIED]: "processing",
-  [FileStatus.UPLOADING]: "uploading",
-  [FileStatus.PROCESSING]: "processing",
-  [FileStatus.READY]: "ready",
-  [FileStatus.FAILED]: "failed",
-} as const;
+const fileStatus = enumNames<FileStatus>(FileStatusSchema);
+type FileStatusName = z.infer<typeof fileSchema>["status"];
 
 export const fileSchema = z
   .object({
@@ -77,7 +72,8 @@ export function toFileJson(file: File): z.infer<typeof fileSchema> {
     file_size: Number(file.fileSize),
     content_type: file.contentType,
     duration: file.duration,
-    status: statusNames[file.status],
+    // An unset status reads as processing.
+    status: (fileStatus.name(file.status) ?? "processing") as FileStatusName,
     error: file.error ?? null,
     chunk_count: file.chunks.length,
     created_at: (file.createdAt ? timestampDate(file.createdAt) : new Date(0)).toISOString(),

@@ -1,7 +1,7 @@
 import multipart from "@fastify/multipart";
 import type { Client } from "@connectrpc/connect";
 import { AppError } from "@transcribe/platform";
-import { ExportFormat, type ExportService } from "@transcribe/proto/export/v1/export";
+import type { ExportService } from "@transcribe/proto/export/v1/export";
 import { TranscriptionStatus, type TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -10,7 +10,7 @@ import { readMultipartForm } from "../developer/multipart-form.js";
 import type { UploadSlots } from "../developer/upload-slots.js";
 import { jsonTranscriptionSchema, openAiBody, openAiFormSchema, parseOpenAiFields, settingsFor, verboseJsonSchema, WHISPER_1 } from "../developer/openai-format.js";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
-import { providerName } from "../extension-points.js";
+import { exportFormats, providerName } from "../extension-points.js";
 import { sendApiError } from "../http/api-error.js";
 import { openAiErrorSchema } from "../http/openai-error.js";
 import { signedInUserId } from "../http/signed-in-user.js";
@@ -58,7 +58,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
   }
 
   async function subtitles(userId: string, transcriptionId: string, format: "srt" | "vtt"): Promise<string> {
-    const { downloadUrl } = await options.exports.createExport({ userId, transcriptionId, format: format === "srt" ? ExportFormat.SRT : ExportFormat.VTT, includeTimestamps: false });
+    const { downloadUrl } = await options.exports.createExport({ userId, transcriptionId, format: exportFormats.value(format), includeTimestamps: false });
     const url = new URL(downloadUrl);
     const target = url.pathname.startsWith(`${EXPORT_STORAGE_PREFIX}/`) ? new URL(`${url.pathname}${url.search}`, options.exportUrl) : url;
     const response = await fetch(target);

@@ -6,7 +6,9 @@ import type { MediaService } from "@transcribe/proto/media/v1/media";
 import {
   Provider,
   ResponseFormat,
+  ResponseFormatSchema,
   TimestampGranularity,
+  TimestampGranularitySchema,
   type TranscriptionStatus,
   TranscriptionStatusSchema,
   type Model,
@@ -37,6 +39,9 @@ const transcriptionStatus = enumNames<TranscriptionStatus>(TranscriptionStatusSc
 /** The API's name of a status (an unset one reads as pending). */
 const statusName = (status: TranscriptionStatus) => (transcriptionStatus.name(status) ?? "pending") as StatusName;
 
+// The settings' names are the proto enums' (verbose_json, word…); providers come from extension-points.
+const responseFormats = enumNames<ResponseFormat>(ResponseFormatSchema);
+const granularities = enumNames<TimestampGranularity>(TimestampGranularitySchema);
 
 export const modelSchema = z
   .object({
@@ -316,7 +321,7 @@ function toItem(item: TranscriptionListItem): z.infer<typeof listItemSchema> {
   };
 }
 
-const granularityName = (g: TimestampGranularity) => (g === TimestampGranularity.WORD ? ("word" as const) : ("segment" as const));
+const granularityName = (g: TimestampGranularity) => (granularities.name(g) ?? "segment") as "segment" | "word";
 
 function toDetail(t: Transcription): z.infer<typeof detailSchema> {
   const withWords = t.config?.timestampGranularities.includes(TimestampGranularity.WORD) ?? false;
@@ -355,10 +360,9 @@ function toSettings(s: z.infer<typeof settingsSchema>) {
     model: s.model ?? "",
     language: s.language,
     translateToEn: s.translate_to_en,
-    provider: (s.provider !== undefined ? speechProviders.value(s.provider) : undefined) ?? Provider.UNSPECIFIED,
-    responseFormat:
-      s.response_format === "json" ? ResponseFormat.JSON : s.response_format === "text" ? ResponseFormat.TEXT : s.response_format === "verbose_json" ? ResponseFormat.VERBOSE_JSON : ResponseFormat.UNSPECIFIED,
-    timestampGranularities: (s.timestamp_granularities ?? []).map((g) => (g === "word" ? TimestampGranularity.WORD : TimestampGranularity.SEGMENT)),
+    provider: (s.provider && speechProviders.value(s.provider)) || Provider.UNSPECIFIED,
+    responseFormat: (s.response_format && responseFormats.value(s.response_format)) || ResponseFormat.UNSPECIFIED,
+    timestampGranularities: (s.timestamp_granularities ?? []).map((g) => granularities.value(g) ?? TimestampGranularity.SEGMENT),
     temperature: s.temperature ?? 0,
     ...(s.prompt ? { prompt: s.prompt } : {}),
     ...(s.diarize !== undefined ? { diarize: s.diarize } : {}),

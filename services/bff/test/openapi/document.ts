@@ -5,42 +5,11 @@ import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { skipWhen } from "@transcribe/platform/testing";
-import { createLogger, loadConfig } from "@transcribe/platform";
-import { buildBff } from "../../src/app.js";
-import { bffConfigSchema } from "../../src/config.js";
-import type { RouteEntry } from "../../src/http/route-table.js";
 
 export const run = promisify(execFile);
 export const repoRoot = path.resolve(import.meta.dirname, "../../../..");
 
-export type OpenApiDocument = {
-  openapi: string;
-  servers?: Array<{ url: string }>;
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Record<string, unknown>>; securitySchemes: Record<string, Record<string, unknown>> };
-};
-export interface Operation {
-  operationId?: string;
-  summary?: string;
-  tags?: string[];
-  security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ in: string; name: string; required?: boolean }>;
-  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
-  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: Record<string, unknown> }> }>;
-}
-
-/** The document as the BFF serves it, and the BFF's route table, from one buildBff (no services needed). */
-export async function servedDocument(env: Record<string, string> = {}): Promise<{ document: OpenApiDocument; routes: RouteEntry[] }> {
-  const app = await buildBff(loadConfig(bffConfigSchema, { WEB_DIST_DIR: "/nonexistent", ...env }), createLogger("openapi-test", "silent"));
-  try {
-    await app.ready();
-    const response = await app.inject({ method: "GET", url: "/api/v1/openapi.json" });
-    if (response.statusCode !== 200) throw new Error(`openapi.json: ${response.statusCode} ${response.body.slice(0, 300)}`);
-    return { document: response.json() as OpenApiDocument, routes: [...app.routeTable] };
-  } finally {
-    await app.close();
-  }
-}
+export { type OpenApiDocument, type Operation, servedDocument } from "../../src/openapi-document.js";
 
 /** Writes the document to a temporary file for a command-line tool; removed by the returned function. */
 export async function documentFile(document: unknown): Promise<{ file: string; remove: () => Promise<void> }> {

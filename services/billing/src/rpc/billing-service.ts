@@ -1,5 +1,5 @@
-import { AppError, type Logger } from "@transcribe/platform";
-import { type BillingService, SubscriptionStatus, Tier } from "@transcribe/proto/billing/v1/billing";
+import { AppError, enumNames, type Logger } from "@transcribe/platform";
+import { type BillingService, SubscriptionStatus, SubscriptionStatusSchema, Tier, TierSchema } from "@transcribe/proto/billing/v1/billing";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type Stripe from "stripe";
 import { type BillingConfig, paymentsEnabled } from "../config.js";
@@ -21,14 +21,10 @@ function requireUser(userId: string): string {
   return userId;
 }
 
-const toTier = (tier: "free" | "premium") => (tier === "premium" ? Tier.PREMIUM : Tier.FREE);
-const statusOf: Record<string, SubscriptionStatus> = {
-  active: SubscriptionStatus.ACTIVE,
-  trialing: SubscriptionStatus.TRIALING,
-  past_due: SubscriptionStatus.PAST_DUE,
-  canceled: SubscriptionStatus.CANCELED,
-  unpaid: SubscriptionStatus.UNPAID,
-};
+const tiers = enumNames<Tier>(TierSchema);
+const toTier = (tier: "free" | "premium") => tiers.value(tier) ?? Tier.FREE;
+// Stripe's subscription statuses are the proto enum's names; one it adds later reads as unspecified.
+const subscriptionStatuses = enumNames<SubscriptionStatus>(SubscriptionStatusSchema);
 
 function requireAbsoluteUrl(value: string, field: string): string {
   try {
@@ -104,7 +100,7 @@ export function billingServiceImpl(deps: BillingServiceDeps): ServiceImpl<typeof
         tier: toTier(customer?.tier ?? "free"),
         tierSetByAdmin: customer?.tier_source === "admin",
         hasBillingAccount: Boolean(customer?.stripe_customer_id),
-        status: subscription ? (statusOf[subscription.status] ?? SubscriptionStatus.UNSPECIFIED) : SubscriptionStatus.NONE,
+        status: subscription ? (subscriptionStatuses.value(subscription.status) ?? SubscriptionStatus.UNSPECIFIED) : SubscriptionStatus.NONE,
         cancelAtPeriodEnd: subscription?.cancel_at_period_end ?? false,
         currentPeriodEnd: subscription?.current_period_end ? BigInt(Math.floor(subscription.current_period_end.getTime() / 1000)) : 0n,
       };
@@ -195,7 +191,7 @@ export function billingServiceImpl(deps: BillingServiceDeps): ServiceImpl<typeof
         await storeSubscription(trx, userId, restored as unknown as Parameters<typeof storeSubscription>[2]);
         return applyTier(trx, userId, logger);
       });
-      return { status: statusOf[restored.status] ?? SubscriptionStatus.UNSPECIFIED, tier: toTier(tier) };
+      return { status: subscriptionStatuses.value(restored.status) ?? SubscriptionStatus.UNSPECIFIED, tier: toTier(tier) };
     },
   };
 }

@@ -1,21 +1,18 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { enumNames } from "@transcribe/platform";
 import {
   FileSchema,
-  FileStatus,
+  type FileStatus,
+  FileStatusSchema,
   MediaService,
   type File,
 } from "@transcribe/proto/media/v1/media";
 import type { FileRow } from "../db/schema.js";
 import type { MediaFiles } from "../files.js";
 
-const statusOf: Record<FileRow["status"], FileStatus> = {
-  uploading: FileStatus.UPLOADING,
-  processing: FileStatus.PROCESSING,
-  ready: FileStatus.READY,
-  failed: FileStatus.FAILED,
-};
+const fileStatus = enumNames<FileStatus>(FileStatusSchema);
 
 export function toFileMessage(row: FileRow): File {
   return create(FileSchema, {
@@ -27,7 +24,7 @@ export function toFileMessage(row: FileRow): File {
     rawKey: row.raw_key,
     ...(row.processed_key ? { processedKey: row.processed_key } : {}),
     chunks: row.chunks,
-    status: statusOf[row.status],
+    status: fileStatus.value(row.status),
     ...(row.error ? { error: row.error } : {}),
     createdAt: timestampFromDate(row.created_at),
   });

@@ -5,11 +5,13 @@ import {
   AudioFileSchema,
   Provider,
   ProviderSchema,
-  ResponseFormat,
+  type ResponseFormat,
+  ResponseFormatSchema,
   SegmentSchema,
   SpeakerSchema,
   SpeakerTurnSchema,
   TimestampGranularity,
+  TimestampGranularitySchema,
   TranscriptionConfigSchema,
   TranscriptionListItemSchema,
   TranscriptionResultSchema,
@@ -48,6 +50,9 @@ export function fromProtoStatus(status: TranscriptionStatus): Status | undefined
 
 /** The registry's provider names are the proto enum's (PROVIDER_GROQ is "groq"; test/registry.test.ts checks each has one). */
 const protoProviders = enumNames<Provider>(ProviderSchema);
+// The settings' other names (formats, granularities) are the proto enums' too.
+const formatNames = enumNames<ResponseFormat>(ResponseFormatSchema);
+const granularityNames = enumNames<TimestampGranularity>(TimestampGranularitySchema);
 
 export function providerToProto(provider: ProviderName): Provider {
   return protoProviders.value(provider) ?? Provider.UNSPECIFIED;
@@ -59,28 +64,14 @@ export function providerFromProto(provider: Provider): ProviderName | undefined 
   return name !== undefined && isProviderName(name) ? name : undefined;
 }
 
-const formatFromProto: Partial<Record<ResponseFormat, Format>> = {
-  [ResponseFormat.JSON]: "json",
-  [ResponseFormat.VERBOSE_JSON]: "verbose_json",
-  [ResponseFormat.TEXT]: "text",
-};
-
-const granularityToProto: Record<Granularity, TimestampGranularity> = {
-  segment: TimestampGranularity.SEGMENT,
-  word: TimestampGranularity.WORD,
-};
-
 export function settingsFromProto(settings: Settings | undefined): SettingsInput {
   if (!settings) return {};
-  const granularities = settings.timestampGranularities.map((g) => {
-    if (g === TimestampGranularity.SEGMENT) return "segment" as const;
-    if (g === TimestampGranularity.WORD) return "word" as const;
-    return "invalid" as unknown as Granularity;
-  });
+  // An unspecified granularity keeps a name the settings' check refuses.
+  const granularities = settings.timestampGranularities.map((g) => (granularityNames.name(g) ?? "invalid") as Granularity);
   return {
     provider: providerFromProto(settings.provider),
     model: settings.model || undefined,
-    responseFormat: formatFromProto[settings.responseFormat],
+    responseFormat: formatNames.name(settings.responseFormat) as Format | undefined,
     timestampGranularities: granularities,
     temperature: settings.temperature,
     language: settings.language,
@@ -193,7 +184,7 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined):
     config: create(TranscriptionConfigSchema, {
       model: row.settings.model,
       language: row.settings.language,
-      timestampGranularities: row.settings.timestampGranularities.map((g) => granularityToProto[g]),
+      timestampGranularities: row.settings.timestampGranularities.map((g) => granularityNames.value(g) ?? TimestampGranularity.UNSPECIFIED),
       diarize: row.settings.diarize ?? false,
       ...(row.settings.minSpeakers !== undefined ? { minSpeakers: row.settings.minSpeakers } : {}),
       ...(row.settings.maxSpeakers !== undefined ? { maxSpeakers: row.settings.maxSpeakers } : {}),

@@ -15,7 +15,10 @@ import {
   resendDelivery,
   revokeApiKey,
 } from "../../lib/api/developer";
-import { webhookEventNames } from "../../lib/api/schemas";
+import { type Webhook, zWebhook } from "../../lib/api/generated/zod.gen";
+
+type WebhookEvent = Webhook["events"][number];
+const webhookEventNames = zWebhook.shape.events.element.options;
 import { formatDateTime } from "../../lib/format";
 import { Section } from "./Section";
 
@@ -162,7 +165,7 @@ export function WebhooksSection() {
   const urlId = useId();
   const errorId = useId();
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<string[]>(["transcription.completed"]);
+  const [events, setEvents] = useState<WebhookEvent[]>(["transcription.completed"]);
   const [secret, setSecret] = useState<string>();
   const [open, setOpen] = useState<string>();
   const hooks = useQuery({ queryKey: developerQueryKeys.webhooks, queryFn: ({ signal }) => listWebhooks(signal) });
@@ -187,7 +190,7 @@ export function WebhooksSection() {
     event.preventDefault();
     create.mutate();
   };
-  const toggle = (name: string) => setEvents((current) => (current.includes(name) ? current.filter((e) => e !== name) : [...current, name]));
+  const toggle = (name: WebhookEvent) => setEvents((current) => (current.includes(name) ? current.filter((e) => e !== name) : [...current, name]));
 
   return (
     <Section

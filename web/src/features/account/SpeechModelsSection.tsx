@@ -5,7 +5,7 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { Badge, Button, Dialog, DialogClose, DialogContent, DialogFooter } from "../../components/ui";
 import { downloadModel, getMe, listModels, queryKeys, removeModel } from "../../lib/api/product";
-import type { SpeechModel } from "../../lib/api/schemas";
+import type { Model as SpeechModel } from "../../lib/api/generated/zod.gen";
 import { Section } from "./Section";
 
 const POLL_MS = 1_000;

@@ -6,7 +6,7 @@
 //   Zürich | zurich | de
 //
 // Blank lines and lines starting with "#" are ignored.
-import type { VocabularyTerm } from "../../lib/api/schemas";
+import type { VocabularyTerm } from "../../lib/api/generated/zod.gen";
 
 export function parseVocabulary(text: string): VocabularyTerm[] {
   return text

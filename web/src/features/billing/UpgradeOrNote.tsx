@@ -2,7 +2,7 @@
 // server takes payments, the payments-off note where it does not, nothing otherwise
 // (premium, or a tier an administrator set).
 import { Button } from "../../components/ui";
-import type { Subscription } from "../../lib/api/schemas";
+import type { Subscription } from "../../lib/api/generated/zod.gen";
 import { canUpgrade, PAYMENTS_OFF_NOTE } from "./plan";
 import { useCheckout } from "./use-billing";
 

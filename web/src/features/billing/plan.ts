@@ -1,5 +1,5 @@
 // What the plan screens say, worked out from the server's numbers; no I/O here.
-import type { Subscription, TrialLimits } from "../../lib/api/schemas";
+import type { Subscription, TrialLimits } from "../../lib/api/generated/zod.gen";
 
 export interface TrialSummary {
   premium: boolean;

@@ -9,7 +9,7 @@ import { toast } from "sonner";
 import { Badge, Button, Card, Dialog, DialogContent, DialogFooter, Input, Label, Select, SelectContent, SelectItem, SelectTrigger } from "../../components/ui";
 import { ApiError } from "../../lib/api/errors";
 import { queryKeys } from "../../lib/api/product";
-import type { Segment, TranscriptionDetail } from "../../lib/api/schemas";
+import type { Segment, TranscriptionDetail } from "../../lib/api/generated/zod.gen";
 import { formatDateTime, formatDuration } from "../../lib/format";
 import { SpeakerTag, useSpeakerView } from "../speakers";
 import { activeIndex } from "../transcript/active-segment";

@@ -2,7 +2,7 @@
 // optionally how many there are (1–20; left empty, the number is estimated).
 import { useId } from "react";
 import { FieldError, Input, Label } from "../../components/ui";
-import { MAX_SPEAKERS } from "../../lib/api/schemas";
+import { MAX_SPEAKERS } from "../../lib/form-rules";
 
 export interface DiarizationChoice {
   diarize: boolean;

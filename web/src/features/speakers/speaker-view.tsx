@@ -1,7 +1,7 @@
 // Which speakers the transcript shows, and their current names, shared by the panel and
 // the segment list without threading props through the page.
 import { createContext, useContext, useMemo, useState, type ReactNode } from "react";
-import type { Speaker } from "../../lib/api/schemas";
+import type { Speaker } from "../../lib/api/generated/zod.gen";
 
 interface SpeakerView {
   speakers: Speaker[];

@@ -4,8 +4,7 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { Button, DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuLabel, DropdownMenuTrigger } from "../../components/ui";
 import { exportTranscription } from "../../lib/api/product";
-import type { ExportFormat } from "../../lib/api/schemas";
-import { EXPORT_LABELS, EXPORT_MENU_FORMATS, SPEAKER_FORMATS } from "./export-labels";
+import { EXPORT_LABELS, EXPORT_MENU_FORMATS, type ExportFormat, SPEAKER_FORMATS } from "./export-labels";
 
 /** Starts a download without leaving the page; the server's Content-Disposition names the file. */
 export function startDownload(url: string): void {

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react"
 import { toast } from "sonner";
 import { Button, Card, Label, LoadingRegion, Select, SelectContent, SelectItem, SelectTrigger, Skeleton, Spinner } from "../../components/ui";
 import { getTranscription, getTranscriptionAudioUrl, queryKeys, retryTranscription } from "../../lib/api/product";
-import type { Segment, TranscriptionDetail } from "../../lib/api/schemas";
+import type { Segment, TranscriptionDetail } from "../../lib/api/generated/zod.gen";
 import { formatDateTime, formatDuration } from "../../lib/format";
 import { DeleteDialog } from "../transcriptions/DeleteDialog";
 import { RenameDialog } from "../transcriptions/RenameDialog";

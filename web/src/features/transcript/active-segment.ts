@@ -1,4 +1,4 @@
-import type { Segment, Word } from "../../lib/api/schemas";
+import type { Segment, Word } from "../../lib/api/generated/zod.gen";
 
 /** Index of the segment playing at `time` (start <= time < end), or -1 between/outside segments. */
 export function activeIndex<T extends Pick<Segment | Word, "start" | "end">>(items: readonly T[], time: number): number {

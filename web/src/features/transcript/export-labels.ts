@@ -1,4 +1,6 @@
-import type { ExportFormat } from "../../lib/api/schemas";
+import type { ExportRequest } from "../../lib/api/generated/zod.gen";
+
+type ExportFormat = ExportRequest["format"];
 
 /**
  * The SPA's option for each export format. The formats are the API's (its OpenAPI enum
@@ -17,5 +19,7 @@ export const EXPORT_LABELS: Record<ExportFormat, string> = {
 
 /** Formats made of the speaker turns: offered only for a transcript that has them. */
 export const SPEAKER_FORMATS: ReadonlySet<ExportFormat> = new Set(["rttm"]);
+
+export type { ExportFormat };
 
 export const EXPORT_MENU_FORMATS = Object.keys(EXPORT_LABELS) as ExportFormat[];

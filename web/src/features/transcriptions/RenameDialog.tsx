@@ -5,7 +5,7 @@ import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button, Dialog, DialogClose, DialogContent, DialogFooter, FieldError, Input, Label } from "../../components/ui";
 import { queryKeys, renameTranscription } from "../../lib/api/product";
-import { renameRequestSchema } from "../../lib/api/schemas";
+import { renameFormSchema } from "../../lib/form-rules";
 
 export interface RenameDialogProps {
   id: string;
@@ -41,7 +41,7 @@ function RenameForm({ id, currentName, onDone }: { id: string; currentName: stri
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = renameRequestSchema.safeParse({ newName: name });
+    const parsed = renameFormSchema.safeParse({ newName: name });
     if (!parsed.success) return setError(parsed.error.issues[0]?.message);
     setError(undefined);
     rename.mutate(parsed.data.newName);

@@ -9,12 +9,11 @@ import { toast } from "sonner";
 import { Button, Combobox, FieldError, Input, Label, Select, SelectContent, SelectItem, SelectTrigger, Spinner, type ComboboxOption } from "../../components/ui";
 import { billingQueryKeys, TRIAL_LIMIT_ERROR_CODE } from "../../lib/api/billing";
 import { ApiError } from "../../lib/api/errors";
-import { getVocabulary, listModels, queryKeys, startTranscription, type StartTranscription } from "../../lib/api/product";
+import type { Model, TranscriptionSettings } from "../../lib/api/generated/zod.gen";
+import { getVocabulary, listModels, queryKeys, startTranscription } from "../../lib/api/product";
 import { TrialLimitRefusal } from "../billing/TrialLimitRefusal";
 import { DiarizationFields, diarizationSettings, type DiarizationChoice } from "../speakers";
-import { startTranscriptionRequestSchema, VALIDATION_MESSAGES, type SpeechModel } from "../../lib/api/schemas";
-
-export type TranscriptionSettings = StartTranscription["settings"];
+import { transcriptionChoiceSchema, VALIDATION_MESSAGES } from "../../lib/form-rules";
 
 export interface StartTranscriptionFormProps {
   fileId: string;
@@ -80,13 +79,13 @@ export function StartTranscriptionForm({
     // While the speech engine is being prepared, follow its progress.
     refetchInterval: (query) => (query.state.data?.models.some((m) => m.preparing) ? 3_000 : false),
   });
-  const [chosenModel, setChosenModel] = useState<string | undefined>(initial?.model);
+  const [chosenModel, setChosenModel] = useState<string | undefined>(initial?.model ?? undefined);
   const [language, setLanguage] = useState(initial?.language ?? "");
   const [translate, setTranslate] = useState(initial?.translateToEn ?? false);
   const [diarization, setDiarization] = useState<DiarizationChoice>({
     diarize: initial?.diarize ?? false,
-    minSpeakers: initial?.minSpeakers !== undefined ? String(initial.minSpeakers) : "",
-    maxSpeakers: initial?.maxSpeakers !== undefined ? String(initial.maxSpeakers) : "",
+    minSpeakers: initial?.minSpeakers != null ? String(initial.minSpeakers) : "",
+    maxSpeakers: initial?.maxSpeakers != null ? String(initial.maxSpeakers) : "",
   });
   const vocabulary = useQuery({ queryKey: queryKeys.vocabulary, queryFn: ({ signal }) => getVocabulary(signal) });
   const userTerms = vocabulary.data?.terms.length ?? 0;
@@ -99,10 +98,10 @@ export function StartTranscriptionForm({
 
   const catalog = models.data?.models ?? [];
   // A preselected model that cannot run (or be waited for) falls back to the first that can.
-  const usable = (m: SpeechModel) => m.available || m.preparing === true;
+  const usable = (m: Model) => m.available || m.preparing === true;
   const chosen = catalog.find((m) => m.id === chosenModel && usable(m));
   const modelId = chosen?.id ?? catalog.find(usable)?.id ?? "";
-  const model: SpeechModel | undefined = catalog.find((m) => m.id === modelId);
+  const model: Model | undefined = catalog.find((m) => m.id === modelId);
   const languages = model?.languages ?? [];
   const languageOptions = useMemo(() => languages.map(languageOption), [languages]);
   const isEnglish = language === "en";
@@ -133,10 +132,7 @@ export function StartTranscriptionForm({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = startTranscriptionRequestSchema.safeParse({
-      fileId,
-      settings: { model: modelId, language, translateToEn: translateDisabled ? false : translate },
-    });
+    const parsed = transcriptionChoiceSchema.safeParse({ model: modelId, language, translateToEn: translateDisabled ? false : translate });
     const speakers = diarizationSettings(diarization);
     if (!parsed.success || "error" in speakers) {
       const next: typeof errors = "error" in speakers ? { speakers: speakers.error } : {};
@@ -153,9 +149,9 @@ export function StartTranscriptionForm({
     setErrors({});
     setRefusal(undefined);
     start.mutate({
-      model: parsed.data.settings.model,
-      language: parsed.data.settings.language,
-      translateToEn: parsed.data.settings.translateToEn,
+      model: parsed.data.model,
+      language: parsed.data.language,
+      translateToEn: parsed.data.translateToEn,
       ...speakers.settings,
       ...vocabularySettings(extraTerms, userTerms > 0 ? useVocabulary : undefined),
     });

@@ -1,5 +1,7 @@
 import { Badge, type BadgeVariant } from "../../components/ui";
-import type { TranscriptionStatus } from "../../lib/api/schemas";
+import type { TranscriptionDetail } from "../../lib/api/generated/zod.gen";
+
+type TranscriptionStatus = TranscriptionDetail["status"];
 
 const VARIANT: Record<TranscriptionStatus, BadgeVariant> = {
   pending: "neutral",

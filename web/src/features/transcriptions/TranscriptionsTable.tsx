@@ -7,7 +7,7 @@ import { useEffect, useId, useState } from "react";
 import { Button, Input, Label, LoadingRegion, Skeleton } from "../../components/ui";
 import { SearchResults } from "../editor/SearchResults";
 import { listTranscriptions, queryKeys } from "../../lib/api/product";
-import type { TranscriptionListItem } from "../../lib/api/schemas";
+import type { TranscriptionListItem } from "../../lib/api/generated/zod.gen";
 import { formatDate, formatDuration } from "../../lib/format";
 import { DeleteDialog } from "./DeleteDialog";
 import { RenameDialog } from "./RenameDialog";

@@ -6,7 +6,7 @@ import { useCallback, useEffect, useId, useRef, useState, type DragEvent } from 
 import { toast } from "sonner";
 import { Button, Card, CardDescription, CardHeader, CardTitle, FieldError, Spinner } from "../../components/ui";
 import { deleteFile, getFile, queryKeys, requestUpload } from "../../lib/api/product";
-import { ALLOWED_CONTENT_TYPES, type AllowedContentType } from "../../lib/api/schemas";
+import { ALLOWED_CONTENT_TYPES, type AllowedContentType } from "../../lib/form-rules";
 import { formatBytes, formatDuration } from "../../lib/format";
 import { StartTranscriptionForm } from "../transcriptions/StartTranscriptionForm";
 import { checkFile, contentTypeOf, putFile, readMediaDuration, UploadAbortedError } from "./upload-file";

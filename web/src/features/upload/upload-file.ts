@@ -2,7 +2,7 @@
 // spec's exact messages, the duration read from a media element, and the PUT of the bytes
 // with progress (fetch cannot report upload progress, XMLHttpRequest can).
 import { httpErrorMessage } from "../../lib/api/errors";
-import { type AllowedContentType, uploadRequestSchema } from "../../lib/api/schemas";
+import { type AllowedContentType, uploadFormSchema } from "../../lib/form-rules";
 
 /** Browsers leave `type` empty for some files (often .m4a/.flac on Windows): guess from the extension. */
 const CONTENT_TYPE_BY_EXTENSION: Record<string, AllowedContentType> = {
@@ -23,7 +23,7 @@ export function contentTypeOf(file: Pick<File, "name" | "type">): string {
 
 /** The checks that need no reading of the file, in the form's order; [] when it may be sent. */
 export function checkFile(file: Pick<File, "name" | "size" | "type">): string[] {
-  const result = uploadRequestSchema
+  const result = uploadFormSchema
     .omit({ duration: true })
     .safeParse({ fileName: file.name, fileSize: file.size, contentType: contentTypeOf(file) });
   if (result.success) return [];

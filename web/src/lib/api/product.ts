@@ -1,26 +1,31 @@
 // The product routes the dashboard and transcript pages use (docs/api.md, /api/v1), each a
 // thin call through the one API client with its zod schema, plus the query keys.
-import { z } from "zod";
 import { api } from "./index";
 import {
-  audioUrlResponseSchema,
-  exportResponseSchema,
-  meSchema,
-  modelDownloadSchema,
-  modelRemovalSchema,
-  modelsResponseSchema,
-  speakerSchema,
-  startTranscriptionResponseSchema,
-  transcriptionDetailSchema,
-  transcriptionListItemSchema,
-  transcriptionListResponseSchema,
-  uploadedFileSchema,
-  uploadResponseSchema,
-  vocabularySchema,
-  type VocabularyTerm,
-  type ExportFormat,
+  type ExportRequest,
+  type StartTranscription,
+  type TranscriptionSettings,
   type UploadRequest,
-} from "./schemas";
+  type VocabularyTerm,
+  zDeleteFileResponse,
+  zDeleteTranscriptionResponse,
+  zDiarizeResponse,
+  zExportResponse,
+  zFile,
+  zModelDownloadStarted,
+  zModelList,
+  zModelRemoval,
+  zRetryTranscriptionResponse,
+  zSpeakerList,
+  zStartTranscriptionResponse,
+  zTranscriptionAudioUrl,
+  zTranscriptionDetail,
+  zTranscriptionList,
+  zTranscriptionListItem,
+  zUploadResponse,
+  zUser,
+  zVocabulary,
+} from "./generated/zod.gen";
 
 export const queryKeys = {
   transcriptions: ["transcriptions"] as const,
@@ -40,59 +45,43 @@ export interface TranscriptionListParams {
 }
 
 export function requestUpload(request: UploadRequest, signal?: AbortSignal) {
-  return api.request({ method: "POST", path: "/upload", body: request, schema: uploadResponseSchema, signal });
+  return api.request({ method: "POST", path: "/upload", body: request, schema: zUploadResponse, signal });
 }
 
 export function getFile(id: string, signal?: AbortSignal) {
-  return api.request({ path: "/files/{id}", params: { id }, schema: uploadedFileSchema, signal });
+  return api.request({ path: "/files/{id}", params: { id }, schema: zFile, signal });
 }
 
 export function deleteFile(id: string) {
-  return api.request({ method: "DELETE", path: "/files/{id}", params: { id }, schema: z.undefined() });
+  return api.request({ method: "DELETE", path: "/files/{id}", params: { id }, schema: zDeleteFileResponse });
 }
 
 export function listModels(signal?: AbortSignal) {
-  return api.request({ path: "/models", schema: modelsResponseSchema, signal });
+  return api.request({ path: "/models", schema: zModelList, signal });
 }
 
 /** Administrators: start (or join) a local model's download; progress shows in listModels. */
 export function downloadModel(id: string) {
-  return api.request({ method: "POST", path: "/models/{id}/download", params: { id }, schema: modelDownloadSchema });
+  return api.request({ method: "POST", path: "/models/{id}/download", params: { id }, schema: zModelDownloadStarted });
 }
 
 /** Administrators: remove a local model's files. */
 export function removeModel(id: string) {
-  return api.request({ method: "DELETE", path: "/models/{id}", params: { id }, schema: modelRemovalSchema });
+  return api.request({ method: "DELETE", path: "/models/{id}", params: { id }, schema: zModelRemoval });
 }
 
 export function getMe(signal?: AbortSignal) {
-  return api.request({ path: "/me", schema: meSchema, signal });
-}
-
-export interface StartTranscription {
-  fileId: string;
-  settings: {
-    model: string;
-    language: string;
-    translateToEn: boolean;
-    diarize?: boolean;
-    minSpeakers?: number;
-    maxSpeakers?: number;
-    /** Extra terms for this file only (decision 0029). */
-    vocabulary?: string[];
-    /** false: leave the user's vocabulary out; default on. */
-    useVocabulary?: boolean;
-  };
+  return api.request({ path: "/me", schema: zUser, signal });
 }
 
 /** GET /vocabulary: the signed-in user's terms. */
 export function getVocabulary(signal?: AbortSignal) {
-  return api.request({ path: "/vocabulary", schema: vocabularySchema, signal });
+  return api.request({ path: "/vocabulary", schema: zVocabulary, signal });
 }
 
 /** PUT /vocabulary: replaces the whole list; a broken limit is a 400 with the reason. */
 export function saveVocabulary(terms: VocabularyTerm[]) {
-  return api.request({ method: "PUT", path: "/vocabulary", body: { terms }, schema: vocabularySchema });
+  return api.request({ method: "PUT", path: "/vocabulary", body: { terms }, schema: zVocabulary });
 }
 
 // The transcript page plays along word by word and the editor keeps word timings, so the
@@ -100,17 +89,17 @@ export function saveVocabulary(terms: VocabularyTerm[]) {
 const WITH_WORDS = { timestampGranularities: ["segment", "word"] } as const;
 
 export function startTranscription(request: StartTranscription) {
-  return api.request({ method: "POST", path: "/transcriptions", body: { ...request, settings: { ...request.settings, ...WITH_WORDS } }, schema: startTranscriptionResponseSchema });
+  return api.request({ method: "POST", path: "/transcriptions", body: { ...request, settings: { ...request.settings, ...WITH_WORDS } }, schema: zStartTranscriptionResponse });
 }
 
 /** POST /transcriptions/{id}/retry: runs the same file again with other settings (409 while a job runs). */
-export function retryTranscription(id: string, settings: StartTranscription["settings"]) {
+export function retryTranscription(id: string, settings: TranscriptionSettings) {
   return api.request({
     method: "POST",
     path: "/transcriptions/{id}/retry",
     params: { id },
     body: { settings: { ...settings, ...WITH_WORDS } },
-    schema: z.object({ jobId: z.string() }),
+    schema: zRetryTranscriptionResponse,
   });
 }
 
@@ -118,13 +107,13 @@ export function listTranscriptions(params: TranscriptionListParams, signal?: Abo
   return api.request({
     path: "/transcriptions",
     query: { limit: params.limit, offset: params.offset, q: params.q || undefined },
-    schema: transcriptionListResponseSchema,
+    schema: zTranscriptionList,
     signal,
   });
 }
 
 export function getTranscription(id: string, signal?: AbortSignal) {
-  return api.request({ path: "/transcriptions/{id}", params: { id }, schema: transcriptionDetailSchema, signal });
+  return api.request({ path: "/transcriptions/{id}", params: { id }, schema: zTranscriptionDetail, signal });
 }
 
 export function renameTranscription(id: string, newName: string) {
@@ -133,25 +122,25 @@ export function renameTranscription(id: string, newName: string) {
     path: "/transcriptions/{id}/rename",
     params: { id },
     body: { newName },
-    schema: transcriptionListItemSchema,
+    schema: zTranscriptionListItem,
   });
 }
 
 export function deleteTranscription(id: string) {
-  return api.request({ method: "DELETE", path: "/transcriptions/{id}", params: { id }, schema: z.undefined() });
+  return api.request({ method: "DELETE", path: "/transcriptions/{id}", params: { id }, schema: zDeleteTranscriptionResponse });
 }
 
 export function getTranscriptionAudioUrl(id: string, signal?: AbortSignal) {
-  return api.request({ path: "/transcriptions/{id}/audio-url", params: { id }, schema: audioUrlResponseSchema, signal });
+  return api.request({ path: "/transcriptions/{id}/audio-url", params: { id }, schema: zTranscriptionAudioUrl, signal });
 }
 
-export function exportTranscription(id: string, format: ExportFormat) {
+export function exportTranscription(id: string, format: ExportRequest["format"]) {
   return api.request({
     method: "POST",
     path: "/transcriptions/{id}/export",
     params: { id },
     body: { format },
-    schema: exportResponseSchema,
+    schema: zExportResponse,
   });
 }
 
@@ -162,7 +151,7 @@ export function renameSpeaker(id: string, speakerId: string, name: string) {
     path: "/transcriptions/{id}/speakers/{speakerId}",
     params: { id, speakerId },
     body: { name },
-    schema: z.object({ speakers: z.array(speakerSchema) }),
+    schema: zSpeakerList,
   });
 }
 
@@ -173,6 +162,6 @@ export function diarizeTranscription(id: string, counts: { minSpeakers?: number 
     path: "/transcriptions/{id}/diarize",
     params: { id },
     body: counts,
-    schema: z.object({ jobId: z.string() }),
+    schema: zDiarizeResponse,
   });
 }

@@ -1,13 +1,11 @@
 // The two forms a person fills in (POST /api/v1/support, signed in; POST /api/v1/contact, public).
-import { z } from "zod";
+import { type ContactRequest, type SupportRequest, zTicketResponse } from "./generated/zod.gen";
 import { api } from "./index";
 
-const ticketSchema = z.object({ ticketId: z.string() });
-
-export function sendSupportMessage(request: { subject: string; message: string; transcriptionId?: string | undefined }) {
-  return api.request({ method: "POST", path: "/support", body: request, schema: ticketSchema });
+export function sendSupportMessage(request: SupportRequest) {
+  return api.request({ method: "POST", path: "/support", body: request, schema: zTicketResponse });
 }
 
-export function sendContactMessage(request: { name: string; email: string; message: string }) {
-  return api.request({ method: "POST", path: "/contact", body: request, schema: ticketSchema });
+export function sendContactMessage(request: ContactRequest) {
+  return api.request({ method: "POST", path: "/contact", body: request, schema: zTicketResponse });
 }

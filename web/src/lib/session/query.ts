@@ -2,14 +2,14 @@
 // share one cached answer and one request.
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
 import { authApi } from "../api";
-import { sessionResponseSchema } from "../api/schemas";
+import { zGetSessionResponse } from "../api/generated/zod.gen";
 import type { SessionUser } from "./state";
 
 export const SESSION_QUERY_KEY = ["session"] as const;
 
 export const sessionQueryOptions = queryOptions({
   queryKey: SESSION_QUERY_KEY,
-  queryFn: ({ signal }) => authApi.request({ path: "/get-session", schema: sessionResponseSchema, signal }),
+  queryFn: ({ signal }) => authApi.request({ path: "/get-session", schema: zGetSessionResponse, signal }),
   // The gate holds navigation while this runs; the app's retry policy could keep a visitor
   // waiting ~7 s on a failing auth service. Failing fast sends them to the home page with
   // their destination saved, and the home page checks again (routes/_public/index.tsx).

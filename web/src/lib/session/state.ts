@@ -1,6 +1,10 @@
 // The client session's four states (docs/requirements.md "States"), mapped from a query result by a pure
 // function so the mapping is tested without rendering anything.
-import type { SessionResponse } from "../api/schemas";
+import type { z } from "zod";
+import type { zGetSessionResponse } from "../api/generated/zod.gen";
+
+/** GET /auth/get-session: null when nobody is signed in. */
+export type SessionResponse = z.infer<typeof zGetSessionResponse>;
 
 export type SessionUser = NonNullable<SessionResponse>["user"];
 
