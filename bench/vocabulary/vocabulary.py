@@ -126,7 +126,10 @@ def fetch_reference_speech(root: str) -> None:
     data = os.path.join(root, "pocketsphinx", "usr", "share", "pocketsphinx", "test", "data")
     if not os.path.isdir(data):
         os.makedirs(root, exist_ok=True)
-        subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root, check=True)
+        if subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root).returncode != 0:
+            # A fresh machine has no package lists yet.
+            subprocess.run(["apt-get", "update"], check=True)
+            subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root, check=True)
         deb = next(f for f in os.listdir(root) if f.startswith(name) and f.endswith(".deb"))
         subprocess.run(["dpkg-deb", "-x", os.path.join(root, deb), os.path.join(root, "pocketsphinx")], check=True)
     name, version, member = NPM_PACKAGE
