@@ -164,7 +164,16 @@ def main() -> None:
     parser.add_argument("--models", default="base,tiny.en")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "vocabulary.json"))
     parser.add_argument("--report", action="store_true", help="also write the vocabulary block of docs/benchmarks.md")
+    parser.add_argument("--merge", help="comma-separated result files of earlier runs (one model each, run side by side): write --out and the report from them")
     args = parser.parse_args()
+    if args.merge:
+        parts = [json.load(open(f)) for f in args.merge.split(",")]
+        report = {**parts[0], "load": max(p["load"] for p in parts), "models": {m: d for p in parts for m, d in p["models"].items()}}
+        with open(args.out, "w") as f:
+            json.dump(report, f, indent=2, ensure_ascii=False)
+        if args.report:
+            write_block(report, os.path.join(ROOT, "docs", "benchmarks.md"))
+        return
     tmp = tempfile.mkdtemp(prefix="vocabulary-bench-")
     fetch_reference_speech(SPEECH_REFS)
     # kind, clip, audio, reference (or None), terms said, vocabulary
@@ -237,7 +246,8 @@ def write_block(report: dict, path: str) -> None:
         "## Vocabulary (`bench/vocabulary/vocabulary.py`)",
         "",
         "Produced by `python bench/vocabulary/vocabulary.py --models base,tiny.en --report` (the engine venv's",
-        f"Python, `set -a; . /tmp/ci-env.txt`), recorded {report['started']} on this 2-core machine, load average",
+        "Python, `set -a; . /tmp/ci-env.txt`; here the two models ran side by side, `--models base --out base.json`",
+        "and `--models tiny.en --out tiny.json` with THREADS=1, then `--merge base.json,tiny.json --report`), recorded {report['started']} on this 2-core machine, load average",
         f"{report['load']:.1f} at the start (shared; only accuracy is reported, no times). The product's engine",
         f"(`whisper_engine.py`, int8, VAD, beam {report['beam_size']} as the worker's default) once without and once with a vocabulary.",
         "Term accuracy: share of the terms said in a clip that the transcript spells exactly (case included).",
