@@ -261,40 +261,6 @@ def recover_missed_speech(model, samples, segments: list, request: dict, languag
     return sorted(segments, key=lambda s: s.start)
 
 
-def word_anomaly(word) -> float:
-    """faster-whisper's score of a hallucinated word: improbable, far too short or too long."""
-    duration = word.end - word.start
-    score = 1.0 if word.probability < 0.15 else 0.0
-    if duration < 0.133:
-        score += (0.133 - duration) * 15
-    if duration > 2.0:
-        score += duration - 2.0
-    return score
-
-
-def anomalous(segment) -> bool:
-    """faster-whisper's test of a hallucinated segment (the one its
-    hallucination_silence_threshold applies between silences), on the first 8 words."""
-    words = [w for w in (segment.words or []) if w.word.strip() not in "\"'“¿([{-.。,，!！?？:：”)]}、"][:8]
-    if not words:
-        return False
-    score = sum(word_anomaly(w) for w in words)
-    return score >= 3 or score + 0.01 >= len(words)
-
-
-def drop_trailing_hallucination(segments: list) -> list:
-    """Without the segments at the end of a prompted decode that faster-whisper's own score
-    calls hallucinated (decision 0029). With the vocabulary, the end of a clip got words no
-    one said: "Okonkwo, Kubernetes." (a glossary term, tiny.en), "Thank you very much for
-    watching" (tiny.en, ami_trn00), "Off." (base, a LibriVox reading), each a last segment of
-    near-zero-probability words. faster-whisper skips such segments only between silences, and
-    a window's end has none after it."""
-    while segments and anomalous(segments[-1]):
-        log(f"prompt: dropped a hallucinated last segment: {segments[-1].text.strip()!r}")
-        segments = segments[:-1]
-    return segments
-
-
 _batched: dict = {}
 
 
@@ -363,7 +329,7 @@ def transcribe(request: dict) -> dict:
         segments, info = sequential_transcribe(model, samples, request, language, task, temperatures)
     conditioned = decode_options(request, language, task, temperatures, model.hf_tokenizer)
     if conditioned["initial_prompt"] or conditioned["hotwords"]:
-        segments = recover_missed_speech(model, samples, drop_trailing_hallucination(list(segments)), request, language, task, temperatures)
+        segments = recover_missed_speech(model, samples, list(segments), request, language, task, temperatures)
     out = []
     for segment in segments:
         out.append(
