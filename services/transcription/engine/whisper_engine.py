@@ -212,6 +212,55 @@ def decode_options(request: dict, language, task: str, temperatures, tokenizer=N
     )
 
 
+# A prompted decode may leave speech out (decision 0029): given any prompt or hotwords (even
+# "Hello."), base skipped the first 13 s of the AMI excerpt ami_trn06, words the plain decode
+# has. So after a prompted decode, every stretch of detected speech with no word in it that
+# holds at least this much speech is decoded again without the prompt and hotwords.
+MISSED_SPEECH_SECONDS = 2.0
+# Padding kept around the speech of a missed stretch (within the words' gap) when it is cut out.
+MISSED_SPEECH_PAD = 0.2
+
+
+def speech_regions(samples) -> list:
+    """(start, end) seconds of detected speech, with the VAD settings the decode uses."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    found = get_speech_timestamps(samples, VadOptions(min_silence_duration_ms=500, speech_pad_ms=0))
+    return [(c["start"] / SAMPLE_RATE, c["end"] / SAMPLE_RATE) for c in found]
+
+
+def missed_speech(speech: list, words: list, duration: float, minimum: float = MISSED_SPEECH_SECONDS) -> list:
+    """Stretches [start, end) between consecutive words (and before the first and after the
+    last) that hold at least `minimum` seconds of speech; each is cut to its speech, padded a
+    little but never into a word. Pure: `speech` and `words` are (start, end) seconds."""
+    spans = sorted(words)
+    edges = [0.0] + [x for span in spans for x in span] + [duration]
+    out = []
+    for gap_start, gap_end in zip(edges[0::2], edges[1::2]):
+        inside = [(max(s, gap_start), min(e, gap_end)) for s, e in speech if e > gap_start and s < gap_end]
+        if sum(e - s for s, e in inside) >= minimum:
+            out.append((max(gap_start, inside[0][0] - MISSED_SPEECH_PAD), min(gap_end, inside[-1][1] + MISSED_SPEECH_PAD)))
+    return out
+
+
+def recover_missed_speech(model, samples, segments: list, request: dict, language, task: str, temperatures) -> list:
+    """`segments` plus a plain decode (no prompt, no hotwords) of each stretch of speech the
+    prompted decode left without words; in time order."""
+    import dataclasses
+
+    words = [(w.start, w.end) for s in segments for w in (s.words or [])]
+    gaps = missed_speech(speech_regions(samples), words, len(samples) / SAMPLE_RATE)
+    plain = {**request, "prompt": None, "vocabulary": []}
+    for gap_start, gap_end in gaps:
+        piece = samples[int(gap_start * SAMPLE_RATE) : int(gap_end * SAMPLE_RATE)]
+        found, _ = sequential_transcribe(model, piece, plain, language, task, temperatures)
+        for segment in found:
+            shifted = [dataclasses.replace(w, start=w.start + gap_start, end=w.end + gap_start) for w in (segment.words or [])]
+            segments.append(dataclasses.replace(segment, start=segment.start + gap_start, end=segment.end + gap_start, words=shifted))
+        log(f"prompt: decoded {gap_start:.2f}-{gap_end:.2f} s again without it (speech with no words)")
+    return sorted(segments, key=lambda s: s.start)
+
+
 _batched: dict = {}
 
 
@@ -278,6 +327,9 @@ def transcribe(request: dict) -> dict:
         segments, info = batched_transcribe(model, samples, request, language, task, temperatures, batch_size)
     else:
         segments, info = sequential_transcribe(model, samples, request, language, task, temperatures)
+    conditioned = decode_options(request, language, task, temperatures, model.hf_tokenizer)
+    if conditioned["initial_prompt"] or conditioned["hotwords"]:
+        segments = recover_missed_speech(model, samples, list(segments), request, language, task, temperatures)
     out = []
     for segment in segments:
         out.append(

@@ -1,0 +1,61 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
+import { engineUnavailable, logger, whisperModelsDir, whisperPython, wordErrorRate } from "./helpers.js";
+
+/** Real meeting speech: 30-second AMI Meeting Corpus excerpts (their README). */
+const AMI =
+  process.env.AMI_DIR ??
+  [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) => existsSync(dir)) ??
+  "../shared/data/diarization";
+
+/** Terms none of these clips contain (docs/benchmarks.md, vocabulary). */
+const ABSENT = ["Kubernetes", "Okonkwo", "Zanzibar", "Transcribe Pro", "Nakamura", "Dashwood"];
+
+/**
+ * A vocabulary whose terms a recording does not contain must leave its words essentially as
+ * they are (decision 0029). ami_trn06 is the clip where, before the engine decoded again the
+ * speech a prompted decode had skipped, base lost the first 13 s (31% of the words changed).
+ * The word-level difference is the WER of the with-vocabulary output against the one without.
+ */
+describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary on real speech where its terms do not occur (base, as the worker runs it)", () => {
+  const engine = new LocalTranscriber({
+    python: whisperPython,
+    locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
+    computeType: "int8",
+    threads: 2,
+    beamSize: 5,
+    chunkSeconds: 300,
+    overlapSeconds: 5,
+    chunkTimeFactor: 20,
+    logger,
+  });
+  afterAll(() => engine.close());
+
+  const transcribe = async (clip: string, vocabulary: string[]) =>
+    (
+      await engine.transcribe({
+        audioPath: path.join(AMI, `${clip}.wav`),
+        durationSeconds: 30,
+        engineModel: "base",
+        language: "en",
+        task: "transcribe",
+        temperature: 0,
+        vocabulary,
+        signal: new AbortController().signal,
+      })
+    ).text;
+
+  it.each(["ami_trn06", "ami_trn05"])("%s: at most 10% of the words change, the first sentence stays, no term is inserted", { timeout: 600_000 }, async (clip) => {
+    const without = await transcribe(clip, []);
+    const withTerms = await transcribe(clip, ABSENT);
+    const changed = wordErrorRate(without, withTerms);
+    console.log(`[vocabulary-speech] ${clip} ${(changed * 100).toFixed(1)}% of the words changed\n  without: ${without}\n  with:    ${withTerms}`);
+    expect(without.split(/\s+/).length).toBeGreaterThan(30);
+    expect(changed).toBeLessThanOrEqual(0.1);
+    const firstWords = without.trim().split(/\s+/).slice(0, 3).join(" ").toLowerCase().replace(/[^\w' ]/g, "");
+    expect(withTerms.toLowerCase().replace(/[^\w' ]/g, "")).toContain(firstWords);
+    for (const term of ABSENT) expect(withTerms).not.toContain(term);
+  });
+});
