@@ -58,6 +58,12 @@ export async function espeakNg(args) {
   await writeFile(path.resolve(target), wav);
 }
 
+/** espeakNg for synchronous callers: the WASM build then runs in a child `node` (this file as a command). */
+export function espeakNgSync(args) {
+  if (espeakNgSource() === "system") execFileSync(SYSTEM, args, { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 26 });
+  else execFileSync(process.execPath, [fileURLToPath(import.meta.url), ...args], { stdio: ["ignore", "ignore", "pipe"] });
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   espeakNg(process.argv.slice(2)).catch((error) => {
     console.error(error.message);

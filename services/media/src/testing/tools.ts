@@ -1,6 +1,6 @@
 import { chooseTools } from "../processing/ffmpeg-binaries.js";
 
-export { espeakNg, espeakNgSource } from "./espeak-ng.mjs";
+export { espeakNg, espeakNgSource, espeakNgSync } from "./espeak-ng.mjs";
 
 /**
  * The ffmpeg and ffprobe that tests, benchmarks and journeys run to make and measure their
