@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,8 @@ import whisper_engine  # noqa: E402
 _BESIDE_CLONE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data", "diarization")
 AMI = os.environ.get("AMI_DIR", _BESIDE_CLONE if os.path.isdir(_BESIDE_CLONE) else "/work/shared/data/diarization")
 MODELS = os.environ.get("WHISPER_MODELS_DIR", os.path.expanduser("~/.cache/transcribe/models"))
+# The system's espeak-ng, else its WebAssembly build through the tests' helper (same arguments).
+ESPEAK_NG = ["espeak-ng"] if shutil.which("espeak-ng") else ["node", os.path.join(ROOT, "services", "media", "src", "testing", "espeak-ng.mjs")]
 
 # Terms said in the clips (as heard when listening through the outputs of both models), and
 # terms no clip contains: these must never appear (no forced insertions).
@@ -75,7 +78,7 @@ def transcribe(model: str, audio: str, vocabulary: list) -> str:
 
 def synthesize(text: str, path: str) -> None:
     raw = path + ".raw.wav"
-    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, text], check=True)
+    subprocess.run([*ESPEAK_NG, "-v", "en-us", "-s", "150", "-w", raw, text], check=True)
     subprocess.run(["sox", raw, "-r", "16000", "-c", "1", path], check=True)
     os.remove(raw)
 
