@@ -6,7 +6,7 @@ import path from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createLogger, createServiceClient, migrateToLatest, outboxMigrations, startServiceServer, type ServiceServer } from "@transcribe/platform";
-import { espeakNg, ffmpegPath, mediaToolsProblem } from "@transcribe/media/testing/tools";
+import { espeakNg, ffmpegPath, mediaToolsEnv, mediaToolsProblem } from "@transcribe/media/testing/tools";
 import { createTestDatabase, skipWhen } from "@transcribe/platform/testing";
 import { FileSchema, FileStatus, MediaService, type File } from "@transcribe/proto/media/v1/media";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
@@ -338,6 +338,8 @@ export async function workerTestStack(cleanup: Array<() => Promise<unknown>>, na
     WHISPER_DOWNLOAD: "false",
     WHISPER_THREADS: "2",
     JOB_POLL_MS: "200",
+    // What the embedded launcher hands the worker (cloud engines cut windows with it).
+    ...mediaToolsEnv,
     ...env,
   };
   return { database, events, media, api, dir, env: workerEnv };
