@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { espeakNgSync } from "@transcribe/media/testing/tools";
 import type { Turn } from "./der.js";
 
 /**
@@ -29,7 +30,7 @@ function utterance(dir: string, index: number, speaker: keyof typeof VOICES, tex
   const v = VOICES[speaker];
   const raw = path.join(dir, `u${index}-raw.wav`);
   const out = path.join(dir, `u${index}.wav`);
-  execFileSync("espeak-ng", ["-v", v.voice, "-s", String(v.speed), "-w", raw, text]);
+  espeakNgSync(["-v", v.voice, "-s", String(v.speed), "-w", raw, text]);
   // 16 kHz mono 16-bit, pitch-shifted, leading and trailing silence trimmed.
   execFileSync("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", out, "pitch", String(v.pitchCents), "silence", "1", "0.02", "0.5%", "reverse", "silence", "1", "0.02", "0.5%", "reverse"]);
   return out;

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { espeakNgSync, ffmpegPath } from "@transcribe/media/testing/tools";
 
 /*
  * English speech with a known script, made with espeak-ng: the script is the reference
@@ -55,8 +56,8 @@ export function speech(seconds: number): Speech {
     if (!existsSync(clip)) {
       const raw = `${clip}.raw.wav`;
       // Sentence i is always spoken by voice i mod 4 at its speed: 12 distinct clips.
-      execFileSync("espeak-ng", ["-v", VOICES[i % VOICES.length]!, "-s", String(150 + (i % 4) * 10), "-w", raw, sentence]);
-      execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", clip]);
+      espeakNgSync(["-v", VOICES[i % VOICES.length]!, "-s", String(150 + (i % 4) * 10), "-w", raw, sentence]);
+      execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", clip]);
     }
     return { clip, seconds: wavSeconds(clip), sentence };
   });
@@ -70,7 +71,7 @@ export function speech(seconds: number): Speech {
   const list = `${base}.list`;
   writeFileSync(list, order.map((c) => `file '${c.clip}'`).join("\n"));
   const partial = `${base}.partial.wav`;
-  execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", partial]);
+  execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", partial]);
   writeFileSync(scriptFile, order.map((c) => c.sentence).join(" "));
   renameSync(partial, file);
   return { file, seconds: wavSeconds(file), script: readFileSync(scriptFile, "utf8") };

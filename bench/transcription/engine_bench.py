@@ -18,12 +18,15 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The system's espeak-ng, else its WebAssembly build through the tests' helper (same arguments).
+ESPEAK_NG = ["espeak-ng"] if shutil.which("espeak-ng") else ["node", os.path.join(ROOT, "services", "media", "src", "testing", "espeak-ng.mjs")]
 ENGINE = os.path.join(ROOT, "services", "transcription", "engine", "whisper_engine.py")
 
 ENGLISH = [
@@ -63,7 +66,7 @@ def wer(reference: str, hypothesis: str) -> float:
 def synthesize(directory: str, index: int, voice: str, speed: int, text: str) -> tuple[str, float]:
     raw = os.path.join(directory, f"s{index}-raw.wav")
     out = os.path.join(directory, f"s{index}.wav")
-    subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-w", raw, text], check=True)
+    subprocess.run([*ESPEAK_NG, "-v", voice, "-s", str(speed), "-w", raw, text], check=True)
     subprocess.run(["sox", raw, "-r", "16000", "-c", "1", out], check=True)
     seconds = float(subprocess.run(["soxi", "-D", out], check=True, capture_output=True, text=True).stdout)
     return out, seconds

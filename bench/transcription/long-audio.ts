@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/transcription/long-audio.ts [--minutes 10] [--model tiny.en] [--chunk 300] [--overlap 5]
  *
- * Needs espeak-ng, ffmpeg, the engine (services/transcription/engine/setup.sh) and the
+ * Needs the engine (services/transcription/engine/setup.sh) and the
  * weights (deploy/models/fetch-models.sh). Writes bench/transcription/long-audio-<model>-chunk<chunk>.json.
  */
 import { writeFileSync } from "node:fs";

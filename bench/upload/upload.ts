@@ -11,7 +11,7 @@
  *   npm run bench:upload -- --smoke           (5 MB, 1 upload)
  *   UPLOAD_BENCH_MB=20 npm run bench:upload
  *
- * Needs ffmpeg (to make the file) and Linux (/proc). The upload URL is obtained from
+ * Needs Linux (/proc). The upload URL is obtained from
  * media's CreateUpload directly, as the BFF does after its session check: the session
  * is not what is measured, the bytes' path is.
  */
@@ -20,6 +20,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { ffmpegPath } from "@transcribe/media/testing/tools";
 import { createServiceClient, startEmbeddedPostgres } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
 import { FileStatus, MediaService } from "@transcribe/proto/media/v1/media";
@@ -59,7 +60,7 @@ async function main() {
     // 16-bit stereo 44.1 kHz WAV (176,400 bytes/s), as long as fits in the target size.
     const file = path.join(work, "upload.wav");
     const seconds = Math.floor((targetMb * 1024 * 1024 - 44) / 176_400);
-    await run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${seconds}`, "-ac", "2", file]);
+    await run(ffmpegPath, ["-v", "error", "-y", "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${seconds}`, "-ac", "2", file]);
     const size = (await stat(file)).size;
 
     postgres = await startEmbeddedPostgres({ dataDir: path.join(work, "pg"), port: await freePort(), persistent: false });
@@ -93,7 +94,7 @@ async function main() {
 
     // Warm-up: one small upload loads every code path, so the baseline is a warm process.
     const small = path.join(work, "small.wav");
-    await run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=2", small]);
+    await run(ffmpegPath, ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=2", small]);
     await uploadAndWait(client, small, (await stat(small)).size);
 
     const runs: UploadRun[] = [];

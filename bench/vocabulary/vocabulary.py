@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,8 @@ REF_TERMS = {"librivox-0870": ["Dashwood"]}
 # The card clips again, with the vocabulary a user transcribing a card game would give (the
 # suits): base writes "clubs" as "cloves" or "close" without it.
 CARD_VOCABULARY = ["clubs", "spades", "hearts", "diamonds"]
+# The system's espeak-ng, else its WebAssembly build through the tests' helper (same arguments).
+ESPEAK_NG = ["espeak-ng"] if shutil.which("espeak-ng") else ["node", os.path.join(ROOT, "services", "media", "src", "testing", "espeak-ng.mjs")]
 
 # Terms said in the clips (as heard when listening through the outputs of both models), and
 # terms no clip contains: these must never appear (no forced insertions).
@@ -117,7 +120,7 @@ def transcribe(model: str, audio: str, vocabulary: list) -> str:
 
 def synthesize(text: str, path: str) -> None:
     raw = path + ".raw.wav"
-    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, text], check=True)
+    subprocess.run([*ESPEAK_NG, "-v", "en-us", "-s", "150", "-w", raw, text], check=True)
     subprocess.run(["sox", raw, "-r", "16000", "-c", "1", path], check=True)
     os.remove(raw)
 

@@ -11,7 +11,7 @@
 // Usage: node web/e2e/billing.mjs <base-url> <mail-catcher-url> [screenshot-dir]
 // Env: BILLING_DATABASE_URL (the billing service's database: the test puts the user at the
 // limit there), STRIPE_WEBHOOK_SECRET (as given to the billing service).
-// Needs espeak-ng and ffmpeg on PATH. CHROMIUM_PATH overrides the browser binary.
+// ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { chooseInCombobox } from "./lib/controls.mjs";
+import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
 const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
 const databaseUrl = process.env.BILLING_DATABASE_URL;
@@ -56,8 +57,8 @@ async function sendWebhook(event, secret = webhookSecret) {
 }
 
 try {
-  execFileSync("espeak-ng", ["-w", path.join(workDir, "speech.wav"), "This short recording is used to check the free plan's limit."]);
-  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", path.join(workDir, "speech.wav"), "-codec:a", "libmp3lame", "-b:a", "96k", audioPath]);
+  espeakNgSync(["-w", path.join(workDir, "speech.wav"), "This short recording is used to check the free plan's limit."]);
+  execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", path.join(workDir, "speech.wav"), "-codec:a", "libmp3lame", "-b:a", "96k", audioPath]);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();

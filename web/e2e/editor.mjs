@@ -16,6 +16,7 @@ import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox } from "./lib/controls.mjs";
+import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 const CORRECTION = "Wednesday";
@@ -54,8 +55,8 @@ function cues(text) {
 
 try {
   const wavPath = path.join(workDir, "speech.wav");
-  execFileSync("espeak-ng", ["-m", "-w", wavPath, `<speak>${SENTENCES.join("<break time='1500ms'/>")}</speak>`]);
-  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", wavPath, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
+  espeakNgSync(["-m", "-w", wavPath, `<speak>${SENTENCES.join("<break time='1500ms'/>")}</speak>`]);
+  execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wavPath, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();

@@ -14,6 +14,7 @@ import path from "node:path";
 import { chooseInSelect } from "./lib/controls.mjs";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
+import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir: screenshotArg } = journeyArgs(import.meta.url);
 
@@ -98,8 +99,8 @@ function lowContrast() {
 
 try {
   const wavPath = path.join(workDir, "speech.wav");
-  execFileSync("espeak-ng", ["-w", wavPath, "This recording checks that the screens fit a phone. The transcript page must not scroll sideways."]);
-  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", wavPath, "-codec:a", "libmp3lame", "-b:a", "96k", audioPath]);
+  espeakNgSync(["-w", wavPath, "This recording checks that the screens fit a phone. The transcript page must not scroll sideways."]);
+  execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wavPath, "-codec:a", "libmp3lame", "-b:a", "96k", audioPath]);
 
   const context = await browser.newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 1 });
   const page = await context.newPage();

@@ -7,7 +7,7 @@
 // as a transcription in the list, whose batch pass completes and whose txt export holds the
 // words.
 // Usage: node web/e2e/live.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-// Needs espeak-ng and ffmpeg on PATH. CHROMIUM_PATH overrides the browser binary.
+// ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -15,6 +15,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { journeyArgs, TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -33,8 +34,8 @@ let browser;
 try {
   // The fake microphone loops the file: speech, then two seconds of silence.
   const raw = path.join(workDir, "raw.wav");
-  execFileSync("espeak-ng", ["-v", "en-us", "-s", "160", "-w", raw, SCRIPT]);
-  execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", raw, "-af", "apad=pad_dur=2", "-ar", "48000", "-ac", "1", wavPath]);
+  espeakNgSync(["-v", "en-us", "-s", "160", "-w", raw, SCRIPT]);
+  execFileSync(FFMPEG, ["-nostdin", "-v", "error", "-y", "-i", raw, "-af", "apad=pad_dur=2", "-ar", "48000", "-ac", "1", wavPath]);
 
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",

@@ -8,7 +8,7 @@
 // a selection of two, save, and see the edit in the history and after a reload; the RTTM
 // export lists the diarizer's turns under the new name.
 // Usage: node web/e2e/speakers.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-// Needs espeak-ng, sox and ffmpeg on PATH. CHROMIUM_PATH overrides the browser binary.
+// Needs sox on PATH (ffmpeg and espeak-ng: lib/media-tools.mjs). CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -17,6 +17,7 @@ import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from 
 import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
+import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -46,14 +47,14 @@ try {
     const [name, speed, cents] = VOICES[voice];
     const raw = path.join(workDir, `u${i}-raw.wav`);
     const out = path.join(workDir, `u${i}.wav`);
-    execFileSync("espeak-ng", ["-v", name, "-s", speed, "-w", raw, text]);
+    espeakNgSync(["-v", name, "-s", speed, "-w", raw, text]);
     execFileSync("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", out, "pitch", cents]);
     parts.push(out, gap);
   });
   const wav = path.join(workDir, "conversation.wav");
   execFileSync("sox", [...parts, wav]);
   const audioPath = path.join(workDir, fileName);
-  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
+  execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();

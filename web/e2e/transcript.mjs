@@ -7,7 +7,7 @@
 // printed), play it and see the highlighted segment move, click a later segment and see the
 // player jump there; then export every format from the menu and get non-empty files.
 // Usage: node web/e2e/transcript.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-// Needs espeak-ng and ffmpeg on PATH. CHROMIUM_PATH overrides the browser binary;
+// ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary;
 // E2E_TRANSCRIPTION_TIMEOUT_MS the wait for the engine (default 5 minutes).
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
@@ -18,6 +18,7 @@ import { exportEachFormat } from "./lib/exports.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
+import { espeakNgSync, FFMPEG, FFPROBE } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -72,10 +73,10 @@ const browser = await chromium.launch({
 try {
   const wavPath = path.join(workDir, "speech.wav");
   const ssml = `<speak>${SENTENCES.join("<break time='1200ms'/>")}</speak>`;
-  execFileSync("espeak-ng", ["-m", "-w", wavPath, ssml]);
-  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", wavPath, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
+  espeakNgSync(["-m", "-w", wavPath, ssml]);
+  execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wavPath, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
   const size = (await stat(audioPath)).size;
-  const seconds = Number(execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", audioPath], { encoding: "utf8" }).trim());
+  const seconds = Number(execFileSync(FFPROBE, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", audioPath], { encoding: "utf8" }).trim());
   check("espeak-ng and ffmpeg made a real mp3 of the script", size > 10_000 && seconds > 6, `${size} bytes, ${seconds.toFixed(1)} s`);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });

@@ -5,7 +5,7 @@
 // reach 100%, see 'Processing…' and then the file ready with the start form; start a
 // transcription and see the file listed in the table.
 // Usage: node web/e2e/upload.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-// Needs espeak-ng and ffmpeg on PATH. CHROMIUM_PATH overrides the browser binary.
+// ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
@@ -13,6 +13,7 @@ import path from "node:path";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox } from "./lib/controls.mjs";
+import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -25,8 +26,8 @@ const browser = await launchBrowser();
 
 try {
   const wavPath = path.join(workDir, "speech.wav");
-  execFileSync("espeak-ng", ["-w", wavPath, "Hello from the browser test. This recording checks the upload screen, its progress bar, and the processing of the file."]);
-  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", wavPath, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
+  espeakNgSync(["-w", wavPath, "Hello from the browser test. This recording checks the upload screen, its progress bar, and the processing of the file."]);
+  execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wavPath, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
   const size = (await stat(audioPath)).size;
   check("espeak-ng and ffmpeg made a real mp3", size > 10_000, `${size} bytes`);
 

@@ -8,7 +8,7 @@
 // its S-id back. Another user's transcription of the same audio is checked in
 // services/transcription/test/voices.test.ts.
 // Usage: node web/e2e/voices.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-// Needs espeak-ng, sox and ffmpeg on PATH. CHROMIUM_PATH overrides the browser binary.
+// Needs sox on PATH (ffmpeg and espeak-ng: lib/media-tools.mjs). CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -17,6 +17,7 @@ import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_M
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
+import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -50,14 +51,14 @@ function conversation(lines, name) {
     const [v, speed, cents] = VOICES[voice];
     const raw = path.join(workDir, `${name}-${i}-raw.wav`);
     const out = path.join(workDir, `${name}-${i}.wav`);
-    execFileSync("espeak-ng", ["-v", v, "-s", speed, "-w", raw, text]);
+    espeakNgSync(["-v", v, "-s", speed, "-w", raw, text]);
     execFileSync("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", out, "pitch", cents]);
     return [out, gap];
   });
   const wav = path.join(workDir, `${name}.wav`);
   execFileSync("sox", [...parts.flat(), wav]);
   const mp3 = path.join(workDir, `${name}.mp3`);
-  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-codec:a", "libmp3lame", "-b:a", "128k", mp3]);
+  execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-codec:a", "libmp3lame", "-b:a", "128k", mp3]);
   return mp3;
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, startEmbeddedPostgres } from "@transcribe/platform";
+import { chooseTools } from "@transcribe/media/processing/ffmpeg-binaries";
 import { ensureAuthSecret } from "./auth-secret.js";
 import { ensureServiceKeys } from "./service-keys.js";
 import { ensureWebhookSecretKeys } from "./webhook-keys.js";
@@ -68,6 +69,14 @@ const accountEnv = {
     process.env.AUTH_TRUSTED_ORIGINS ?? `http://127.0.0.1:${config.BFF_PORT},http://localhost:5173,http://127.0.0.1:5173`,
 };
 
+// The ffmpeg/ffprobe media would choose, for every process: the worker cuts windows for cloud
+// engines with ffmpeg too, and a machine without a system FFmpeg has only the npm package's.
+const mediaTools = await chooseTools(process.env).then(
+  ({ ffmpeg, ffprobe }) => ({ FFMPEG_PATH: ffmpeg.path, FFPROBE_PATH: ffprobe.path }),
+  // Media refuses to start and says what to install; the launcher still starts the rest.
+  () => ({}),
+);
+
 // Every process signs its calls with its own key and trusts the others' (decision 0023).
 const serviceKeys = await ensureServiceKeys(config.dataDir, processes.map((p) => p.name));
 // Seals webhook signing secrets at rest (decision 0032); only the webhooks process gets it.
@@ -91,6 +100,8 @@ await supervisor.start([
       SERVICE_KEY: serviceKeys.privateKeyOf(spec.name),
       SERVICE_PUBLIC_KEYS: serviceKeys.publicKeys,
       ...engine.env,
+      // Media chooses (and logs) its own.
+      ...(spec.name === "media" ? {} : mediaTools),
       PORT: String(portOf(spec.portOffset)),
       HOST: "127.0.0.1",
       DATA_DIR: config.dataDir,

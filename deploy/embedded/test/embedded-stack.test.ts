@@ -2,6 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { mediaToolsEnv } from "@transcribe/media/testing/tools";
 import { skipWhen } from "@transcribe/platform/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,11 +22,15 @@ function browserAvailable(): boolean {
   return false;
 }
 
-/** Runs one web/e2e script against the stack; its checklist is printed, a non-zero exit fails with the launcher's output. */
+/**
+ * Runs one web/e2e script against the stack; its checklist is printed, a non-zero exit fails
+ * with the launcher's output. The script makes its recordings with the ffmpeg media would run
+ * (FFMPEG_PATH / FFPROBE_PATH, read by web/e2e/lib/media-tools.mjs).
+ */
 function runBrowserScript(stack: RunningStack, script: string, extra: string[], timeoutMs: number, env: Record<string, string> = {}): void {
   const result = spawnSync(process.execPath, [path.join(repoRoot, script), stack.baseUrl, ...extra], {
     cwd: repoRoot,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...mediaToolsEnv, ...env },
     encoding: "utf8",
     timeout: timeoutMs,
   });

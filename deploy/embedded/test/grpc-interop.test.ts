@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import http2 from "node:http2";
 import path from "node:path";
+import { espeakNg, ffmpegPath } from "@transcribe/media/testing/tools";
 import { skipWhen } from "@transcribe/platform/testing";
 import { equals, fromBinary, type DescMessage, type DescService, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -365,8 +366,8 @@ describe("gRPC over HTTP/2: grpc-js and grpcurl against the embedded stack", () 
     const user = `grpc-live-${randomUUID()}`;
     const headers = await bearer(LiveTranscriptionService, user);
     const wav = path.join(dataDir, "live-speech.wav");
-    execFileSync("espeak-ng", ["-v", "en-us", "-s", "160", "-w", `${wav}.raw.wav`, "The library opens on Monday morning."]);
-    const pcm = execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-i", `${wav}.raw.wav`, "-ar", "16000", "-ac", "1", "-f", "s16le", "-"]);
+    await espeakNg(["-v", "en-us", "-s", "160", "-w", `${wav}.raw.wav`, "The library opens on Monday morning."]);
+    const pcm = execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-i", `${wav}.raw.wav`, "-ar", "16000", "-ac", "1", "-f", "s16le", "-"]);
     const start = { start: { userId: user, model: "whisper-base", language: "en" } };
     const frames = [];
     for (let at = 0; at < pcm.length; at += 32_000) frames.push({ audio: pcm.subarray(at, at + 32_000) });

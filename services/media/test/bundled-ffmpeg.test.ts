@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledPath, chooseTool, chooseTools, MissingToolError } from "../src/processing/ffmpeg-binaries.js";
 import { probe, transcodeToProcessed, type FfmpegTools } from "../src/processing/ffmpeg.js";
+import { ffmpegPath } from "../src/testing/tools.js";
 import { makeAcceptedFixtures, type AcceptedKind, type Fixture } from "./fixtures.js";
 
 const run = promisify(execFile);
@@ -29,7 +30,7 @@ describe("bundled ffmpeg and ffprobe", () => {
     const accepted = await makeAcceptedFixtures(dir);
     // Ogg with Opus inside (what browsers' recorders and phones make), next to Ogg Vorbis.
     const opus = path.join(dir, "talk-opus.ogg");
-    await run("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", accepted.wav.path, "-c:a", "libopus", "-f", "ogg", opus]);
+    await run(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-i", accepted.wav.path, "-c:a", "libopus", "-f", "ogg", opus]);
     fixtures = { ...accepted, "ogg-opus": { ...accepted.ogg, fileName: "talk-opus.ogg", path: opus, size: (await stat(opus)).size } };
   }, 120_000);
   afterAll(async () => {

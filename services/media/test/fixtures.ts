@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { espeakNg, ffmpegPath, ffprobePath } from "../src/testing/tools.js";
 
 const run = promisify(execFile);
 
@@ -22,7 +23,7 @@ const SENTENCE = "Uploads are checked, stored and measured. The real duration is
 /** Speech from espeak-ng, the same seconds in every accepted container (ffmpeg). */
 export async function makeSpeech(dir: string, text = SENTENCE): Promise<{ wav: string; seconds: number }> {
   const wav = path.join(dir, "speech.wav");
-  await run("espeak-ng", ["-w", wav, text]);
+  await espeakNg(["-w", wav, text]);
   return { wav, seconds: await probeSeconds(wav) };
 }
 
@@ -82,10 +83,10 @@ export async function makeLongSpeech(dir: string, repeat: number): Promise<Fixtu
 }
 
 export async function probeSeconds(file: string): Promise<number> {
-  const { stdout } = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]);
+  const { stdout } = await run(ffprobePath, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]);
   return Number(stdout.trim());
 }
 
 async function ffmpeg(args: string[]): Promise<void> {
-  await run("ffmpeg", ["-nostdin", "-v", "error", "-y", ...args]);
+  await run(ffmpegPath, ["-nostdin", "-v", "error", "-y", ...args]);
 }

@@ -22,6 +22,7 @@ import { createTestDatabase, freePort } from "@transcribe/platform/testing";
 import { MediaService as MediaRpc } from "@transcribe/proto/media/v1/media";
 import type { Kysely } from "kysely";
 import { buildMedia, STORAGE_ROUTE_PREFIX, type MediaService } from "../src/app.js";
+import { ffmpegPath, ffprobePath } from "../src/testing/tools.js";
 import { mediaConfigSchema, type MediaConfig } from "../src/config.js";
 import { migrations } from "../src/db/migrations.js";
 import type { MediaDatabase } from "../src/db/schema.js";
@@ -105,7 +106,9 @@ export async function startMedia(options: HarnessOptions = {}): Promise<MediaHar
       close: async () => {},
     };
   }
-  const media = await buildMedia({ config, logger, database }, { storage, worker: { pollIntervalMs: 200 } });
+  // The binaries main.ts would choose (system, else the npm package's), as media runs them.
+  const tools = { ffmpeg: ffmpegPath, ffprobe: ffprobePath };
+  const media = await buildMedia({ config, logger, database }, { storage, tools, worker: { pollIntervalMs: 200 } });
   const server = await startServiceServer({
     name: "media",
     host: "127.0.0.1",

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { ffmpegPath } from "../src/testing/tools.js";
 import type { Fixture } from "./fixtures.js";
 
 const run = promisify(execFile);
@@ -13,7 +14,7 @@ const run = promisify(execFile);
  */
 
 async function ffmpeg(args: string[]): Promise<void> {
-  await run("ffmpeg", ["-nostdin", "-v", "error", "-y", ...args]);
+  await run(ffmpegPath, ["-nostdin", "-v", "error", "-y", ...args]);
 }
 
 async function fixture(file: string, fileName: string, contentType: string, speechSeconds = 0): Promise<Fixture> {

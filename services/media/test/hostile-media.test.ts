@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { FileStatus, type File } from "@transcribe/proto/media/v1/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messages } from "../src/domain/rules.js";
+import { ffmpegPath } from "../src/testing/tools.js";
 import { makeSpeech, truncate, type Fixture } from "./fixtures.js";
 import { storedFiles, waitFor } from "./harness.js";
 import {
@@ -128,7 +129,7 @@ async function expectRefused(name: string, fixture: Fixture, message: string) {
 
 async function ffmpeg(args: string[]): Promise<string> {
   const out = args[args.length - 1]!;
-  await run("ffmpeg", ["-nostdin", "-v", "error", "-y", ...args]);
+  await run(ffmpegPath, ["-nostdin", "-v", "error", "-y", ...args]);
   return out;
 }
 

@@ -18,6 +18,7 @@ import { FileStatus, type File } from "@transcribe/proto/media/v1/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messages, parseChunkKey } from "../src/domain/rules.js";
 import { checkTools, wavDataBytes } from "../src/processing/ffmpeg.js";
+import { ffmpegPath, ffprobePath } from "../src/testing/tools.js";
 import {
   makeAcceptedFixtures,
   makeLongSpeech,
@@ -102,7 +103,7 @@ async function rpcError(promise: Promise<unknown>): Promise<ConnectError> {
 
 describe("ffmpeg and ffprobe", () => {
   it("are found on this machine", async () => {
-    const versions = await checkTools({ ffmpeg: "ffmpeg", ffprobe: "ffprobe" });
+    const versions = await checkTools({ ffmpeg: ffmpegPath, ffprobe: ffprobePath });
     expect(versions.ffmpeg).toMatch(/^ffmpeg version/);
   });
 
@@ -133,7 +134,7 @@ describe("ffmpeg and ffprobe", () => {
   }, 60_000);
 
   it("missing ones are named with what to install", async () => {
-    await expect(checkTools({ ffmpeg: "/nonexistent/ffmpeg", ffprobe: "ffprobe" })).rejects.toThrow(
+    await expect(checkTools({ ffmpeg: "/nonexistent/ffmpeg", ffprobe: ffprobePath })).rejects.toThrow(
       /media needs ffmpeg and ffprobe, but ffmpeg \("\/nonexistent\/ffmpeg".*apt-get install ffmpeg/,
     );
   });

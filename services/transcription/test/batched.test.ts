@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { ffmpegPath } from "@transcribe/media/testing/tools";
 import { afterAll, describe, expect, it } from "vitest";
 import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { concatWavs, engineUnavailable, logger, synthesize, whisperModelsDir, whisperPython, wordErrorRate, words } from "./helpers.js";
@@ -120,7 +121,7 @@ describe.skipIf(engineUnavailable)("batched decoding (BatchedInferencePipeline, 
   it("says nothing in long silences (VAD) and keeps the guard on what it decodes", { timeout: 300_000 }, async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "transcribe-batched-"));
     const silence = path.join(dir, "silence.wav");
-    execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "20", "-c:a", "pcm_s16le", silence]);
+    execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "20", "-c:a", "pcm_s16le", silence]);
     const speech = await synthesize(SENTENCES[0]!, { dir });
     const audio = concatWavs([silence, speech.path, silence], path.join(dir, "quiet.wav"));
     const result = await make().transcribe(request(audio));

@@ -1,6 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { mediaToolsEnv } from "@transcribe/media/testing/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { availabilityOf } from "../src/catalog.js";
 import { findModel } from "../src/domain/models.js";
@@ -10,6 +11,10 @@ import { GroqTranscriber } from "../src/engines/cloud/groq.js";
 import { segmentsFromWords } from "../src/engines/cloud/windows.js";
 import { concatWavs, engineUnavailable, synthesize, wordErrorRate, words } from "./helpers.js";
 import { startElevenLabsServer, startGroqServer, type ProviderServer } from "./providers.js";
+
+// The adapters cut windows with the ffmpeg the embedded launcher hands the worker
+// (FFMPEG_PATH: media's choice, the npm package's on a machine without a system one).
+Object.assign(process.env, mediaToolsEnv);
 
 const ENGLISH = [
   "The committee met on Tuesday morning to review the budget for the new library.",

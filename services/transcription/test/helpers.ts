@@ -6,6 +6,7 @@ import path from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createLogger, createServiceClient, migrateToLatest, outboxMigrations, startServiceServer, type ServiceServer } from "@transcribe/platform";
+import { espeakNg, ffmpegPath, mediaToolsEnv, mediaToolsProblem } from "@transcribe/media/testing/tools";
 import { createTestDatabase, skipWhen } from "@transcribe/platform/testing";
 import { FileSchema, FileStatus, MediaService, type File } from "@transcribe/proto/media/v1/media";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
@@ -34,14 +35,9 @@ function engineProblem(): string | undefined {
       return `no Whisper ${model} weights in ${whisperModelsDir} (npm test fetches them; or set WHISPER_MODELS_DIR)`;
     }
   }
-  for (const tool of ["espeak-ng", "ffmpeg"]) {
-    try {
-      execFileSync("which", [tool], { stdio: "ignore" });
-    } catch {
-      return `${tool} is not installed (apt-get install ${tool})`;
-    }
-  }
-  return undefined;
+  // ffmpeg: the one media would run (system, else the npm package's); espeak-ng: the
+  // system's, else its WebAssembly build (@transcribe/media/testing/tools).
+  return mediaToolsProblem;
 }
 
 /**
@@ -62,8 +58,8 @@ export async function synthesize(text: string, options: { voice?: string; speed?
   const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), "transcribe-speech-")));
   const raw = path.join(dir, `speech-${Date.now()}-${Math.random().toString(36).slice(2, 8)}-raw.wav`);
   const out = raw.replace("-raw.wav", ".wav");
-  execFileSync("espeak-ng", ["-v", options.voice ?? "en-us", "-s", String(options.speed ?? 160), "-w", raw, text]);
-  execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1", out]);
+  await espeakNg(["-v", options.voice ?? "en-us", "-s", String(options.speed ?? 160), "-w", raw, text]);
+  execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1", out]);
   return { path: out, duration: wavDuration(out) };
 }
 
@@ -71,7 +67,7 @@ export async function synthesize(text: string, options: { voice?: string; speed?
 export function concatWavs(inputs: string[], out: string): { path: string; duration: number } {
   const list = `${out}.txt`;
   execFileSync("sh", ["-c", `printf '%s\\n' ${inputs.map((i) => `"file '${i}'"`).join(" ")} > "${list}"`]);
-  execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", out]);
+  execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", out]);
   return { path: out, duration: wavDuration(out) };
 }
 
@@ -342,6 +338,8 @@ export async function workerTestStack(cleanup: Array<() => Promise<unknown>>, na
     WHISPER_DOWNLOAD: "false",
     WHISPER_THREADS: "2",
     JOB_POLL_MS: "200",
+    // What the embedded launcher hands the worker (cloud engines cut windows with it).
+    ...mediaToolsEnv,
     ...env,
   };
   return { database, events, media, api, dir, env: workerEnv };

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ffmpegPath } from "@transcribe/media/testing/tools";
 import { FileStatus } from "@transcribe/proto/media/v1/media";
 import { TranscriptionStatus, type Transcription } from "@transcribe/proto/transcription/v1/transcription";
 import { sql } from "kysely";
@@ -65,7 +66,7 @@ describe.skipIf(engineUnavailable)("hostile audio at the transcription worker (r
 
   function ffmpeg(args: string[]): string {
     const out = args[args.length - 1]!;
-    execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-y", ...args]);
+    execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-y", ...args]);
     return out;
   }
 

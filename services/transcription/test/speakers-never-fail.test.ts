@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { ffmpegPath } from "@transcribe/media/testing/tools";
 import { createServiceClient } from "@transcribe/platform";
 import { MediaService } from "@transcribe/proto/media/v1/media";
 import { TimestampGranularity, TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcription";
@@ -138,7 +139,7 @@ describe.skipIf(unavailable)("a transcription with speakers always completes (re
   it("a corrupt audio stream that the transcriber reads past completes without speakers, and says why", { timeout: 300_000 }, async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "corrupt-stream-"));
     const mp3 = path.join(dir, "conversation.mp3");
-    execFileSync("ffmpeg", ["-v", "error", "-y", "-i", conversation.path, "-c:a", "libmp3lame", "-b:a", "64k", mp3]);
+    execFileSync(ffmpegPath, ["-v", "error", "-y", "-i", conversation.path, "-c:a", "libmp3lame", "-b:a", "64k", mp3]);
     const bytes = readFileSync(mp3);
     // Garbage over a stretch in the second half: frames there cannot be decoded.
     const from = Math.floor(bytes.length * 0.6);

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { espeakNg, ffmpegPath } from "@transcribe/media/testing/tools";
 
 const run = promisify(execFile);
 
@@ -32,8 +33,8 @@ export async function makeClips(dir: string): Promise<Clip[]> {
     SENTENCES.map(async (text, index) => {
       const wav = path.join(dir, `clip-${index}.wav`);
       const mp3 = path.join(dir, `clip-${index}.mp3`);
-      await run("espeak-ng", ["-v", "en-us", "-s", "150", "-w", wav, text]);
-      await run("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", wav, "-c:a", "libmp3lame", "-b:a", "48k", mp3]);
+      await espeakNg(["-v", "en-us", "-s", "150", "-w", wav, text]);
+      await run(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-i", wav, "-c:a", "libmp3lame", "-b:a", "48k", mp3]);
       return { text, fileName: `clip-${index}.mp3`, contentType: "audio/mpeg" as const, bytes: new Uint8Array(await readFile(mp3)) };
     }),
   );

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
+import { ffmpegPath } from "@transcribe/media/testing/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FRAME, open, pcmOf, play } from "./live-helpers.js";
 import { engineUnavailable, synthesize, wordErrorRate } from "../../../transcription/test/helpers.js";
@@ -45,7 +46,7 @@ describe.skipIf(engineUnavailable)("live transcription over the BFF's WebSockets
     key = ((await (await api({ cookie, origin: stack.origin }, "POST", "/api/v1/api-keys", { name: "live" })).json()) as { key: string }).key;
     const wav = (await synthesize(SCRIPT)).path;
     speech = pcmOf(wav);
-    speech24k = execFileSync("ffmpeg", ["-nostdin", "-v", "error", "-i", wav, "-ar", "24000", "-ac", "1", "-f", "s16le", "-"], { maxBuffer: 1 << 26 });
+    speech24k = execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-i", wav, "-ar", "24000", "-ac", "1", "-f", "s16le", "-"], { maxBuffer: 1 << 26 });
   }, 300_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@
 export const skipGroups = {
   engine: {
     what: "real speech engine suites (transcription, BFF transcriptions, developer API, webhooks, reliability)",
-    command: "npm test (prepares the engine and models itself; alone: npm run provision -- tiny.en base) and apt-get install espeak-ng ffmpeg",
+    command: "npm test (prepares the engine and models itself; alone: npm run provision -- tiny.en base)",
   },
   speakers: {
     what: "speaker identification (the diarizer on real speech)",

@@ -44,7 +44,9 @@ export async function transcribeInWindows(
       const file = path.join(dir, `window-${window.index}.flac`);
       try {
         await run(
-          "ffmpeg",
+          // The ffmpeg media runs (decision 0019): the embedded launcher passes its choice
+          // (the system's, else the npm package's) as FFMPEG_PATH; an image has the system's.
+          process.env.FFMPEG_PATH || "ffmpeg",
           [
             "-nostdin", "-v", "error", "-y", "-ss", String(window.start),
             ...(isLast ? [] : ["-t", String(window.end - window.start)]),
