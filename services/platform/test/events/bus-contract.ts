@@ -145,29 +145,32 @@ export function busContract(target: ContractTarget): void {
       }
     });
 
-    it.skipIf(!target.orderedRetries)("holds a key's later events back while an earlier one is retried", async () => {
-      const bus = await startBus();
-      const key = unique("k");
-      let failures = 0;
-      const first = renamed(key, "first");
-      const received = await collect(
-        bus,
-        unique("retryorder"),
-        "transcription.transcripts",
-        (e) => e.key === key,
-        async (e) => {
-          if (e.id === first.id && failures < 2) {
-            failures += 1;
-            throw new Error("transient");
-          }
-        },
-        { retryLimit: 3, retryDelay: 0.2, retryBackoff: false },
-      );
-      await bus.publish([first, renamed(key, "second"), renamed(key, "third")]);
-      await waitFor(async () => received.length >= 3, 30_000, "three deliveries");
-      expect(failures).toBe(2);
-      expect(received.map((e) => e.id)[0]).toBe(first.id);
-    });
+    // Only a bus that promises ordered retries has this case; for the others it is not a skipped test but none.
+    if (target.orderedRetries) {
+      it("holds a key's later events back while an earlier one is retried", async () => {
+        const bus = await startBus();
+        const key = unique("k");
+        let failures = 0;
+        const first = renamed(key, "first");
+        const received = await collect(
+          bus,
+          unique("retryorder"),
+          "transcription.transcripts",
+          (e) => e.key === key,
+          async (e) => {
+            if (e.id === first.id && failures < 2) {
+              failures += 1;
+              throw new Error("transient");
+            }
+          },
+          { retryLimit: 3, retryDelay: 0.2, retryBackoff: false },
+        );
+        await bus.publish([first, renamed(key, "second"), renamed(key, "third")]);
+        await waitFor(async () => received.length >= 3, 30_000, "three deliveries");
+        expect(failures).toBe(2);
+        expect(received.map((e) => e.id)[0]).toBe(first.id);
+      });
+    }
 
     it("delivers again after the consumer process is killed mid-handler; each effect applies once (at least once, exactly-once effects)", async () => {
       const publisher = await startBus();
