@@ -32,10 +32,11 @@ const wavPath = path.join(workDir, "speech.wav");
 let browser;
 
 try {
-  // The fake microphone loops the file: speech, then two seconds of silence.
+  // The fake microphone loops the file: speech, then two seconds of silence (96000 samples at
+  // 48 kHz; pad_len, not pad_dur, which the npm package's older ffmpeg lacks).
   const raw = path.join(workDir, "raw.wav");
   espeakNgSync(["-v", "en-us", "-s", "160", "-w", raw, SCRIPT]);
-  execFileSync(FFMPEG, ["-nostdin", "-v", "error", "-y", "-i", raw, "-af", "apad=pad_dur=2", "-ar", "48000", "-ac", "1", wavPath]);
+  execFileSync(FFMPEG, ["-nostdin", "-v", "error", "-y", "-i", raw, "-af", "aresample=48000,apad=pad_len=96000", "-ar", "48000", "-ac", "1", wavPath]);
 
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
