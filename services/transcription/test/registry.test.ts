@@ -1,3 +1,4 @@
+import { mediaToolsEnv } from "@transcribe/media/testing/tools";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Provider, ProviderSchema } from "@transcribe/proto/transcription/v1/transcription";
@@ -13,6 +14,10 @@ import { hubRepo } from "../src/engines/local/models.js";
 import { providerFromProto, providerToProto } from "../src/rpc/mapping.js";
 import { engineUnavailable, synthesize } from "./helpers.js";
 import { providerStandIns, type ProviderServer } from "./providers.js";
+
+// The cloud adapters cut windows with FFMPEG_PATH, as the launcher hands the worker media's choice
+// (the npm package's ffmpeg on a machine without a system one).
+Object.assign(process.env, mediaToolsEnv);
 
 /**
  * The provider and model registry (domain/models.ts, decision 0036) and every part a

