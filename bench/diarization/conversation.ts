@@ -1,13 +1,13 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { espeakNgSync } from "@transcribe/media/testing/tools";
+import { ffmpegPath } from "@transcribe/media/testing/tools";
+import { joinWavs, silenceWav, voicedSpeech, wavSeconds } from "@transcribe/media/testing/voices";
 import type { Turn } from "./der.js";
 
 /**
  * Two clearly different synthetic voices taking turns, with the exact turn list: espeak-ng's
- * en-us voice pitched down by sox (a low male voice) and its female variant pitched up.
+ * en-us voice pitched down (a low male voice) and its female variant pitched up.
  * Each utterance is trimmed of espeak's own silence, so the reference turns are the speech.
  */
 export const VOICES = {
@@ -28,16 +28,7 @@ export const DIALOGUE: Array<[keyof typeof VOICES, string]> = [
 
 function utterance(dir: string, index: number, speaker: keyof typeof VOICES, text: string): string {
   const v = VOICES[speaker];
-  const raw = path.join(dir, `u${index}-raw.wav`);
-  const out = path.join(dir, `u${index}.wav`);
-  espeakNgSync(["-v", v.voice, "-s", String(v.speed), "-w", raw, text]);
-  // 16 kHz mono 16-bit, pitch-shifted, leading and trailing silence trimmed.
-  execFileSync("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", out, "pitch", String(v.pitchCents), "silence", "1", "0.02", "0.5%", "reverse", "silence", "1", "0.02", "0.5%", "reverse"]);
-  return out;
-}
-
-function seconds(file: string): number {
-  return Number(execFileSync("soxi", ["-D", file]).toString().trim());
+  return voicedSpeech({ ffmpeg: ffmpegPath, voice: v.voice, speed: v.speed, cents: v.pitchCents, text, raw: path.join(dir, `u${index}-raw.wav`), out: path.join(dir, `u${index}.wav`), trim: true });
 }
 
 /**
@@ -48,34 +39,29 @@ export function buildConversation(options: { lines?: Array<[keyof typeof VOICES,
   const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), "diarization-"));
   const lines = options.lines ?? DIALOGUE;
   const gap = options.gap ?? 0.6;
-  const silence = path.join(dir, "gap.wav");
-  execFileSync("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", silence, "trim", "0", String(gap)]);
+  const silence = silenceWav(path.join(dir, "gap.wav"), gap);
   const parts: string[] = [];
   const turns: Turn[] = [];
   let t = 0;
   if (options.leadSilence) {
-    const lead = path.join(dir, "lead.wav");
-    execFileSync("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", lead, "trim", "0", String(options.leadSilence)]);
+    const lead = silenceWav(path.join(dir, "lead.wav"), options.leadSilence);
     parts.push(lead);
-    t += seconds(lead);
+    t += wavSeconds(lead);
   }
   lines.forEach(([speaker, text], i) => {
     const file = utterance(dir, i, speaker, text);
-    const d = seconds(file);
+    const d = wavSeconds(file);
     turns.push({ start: t, end: t + d, speaker });
     parts.push(file, silence);
     t += d + gap;
   });
-  const out = path.join(dir, "conversation.wav");
-  execFileSync("sox", [...parts, out]);
-  return { path: out, duration: seconds(out), turns, text: lines.map(([, text]) => text).join(" "), dir };
+  const out = joinWavs(parts, path.join(dir, "conversation.wav"));
+  return { path: out, duration: wavSeconds(out), turns, text: lines.map(([, text]) => text).join(" "), dir };
 }
 
 /** A WAV of silence (no speech at all). */
 export function buildSilence(secondsLong: number, dir = mkdtempSync(path.join(tmpdir(), "diarization-"))): string {
-  const out = path.join(dir, "silence.wav");
-  execFileSync("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", out, "trim", "0", String(secondsLong)]);
-  return out;
+  return silenceWav(path.join(dir, "silence.wav"), secondsLong);
 }
 
 export function rttmOf(turns: readonly Turn[], name: string): string {

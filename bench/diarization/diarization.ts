@@ -21,10 +21,10 @@
  * Writes bench/results/diarization.json and the block between the diarization markers of
  * docs/benchmarks.md (not in smoke mode).
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { joinWavs, wavSeconds } from "@transcribe/media/testing/voices";
 import { diarizeFile, SPEAKER_WHEEL, type DiarizeOutput } from "@transcribe/transcription/engines/local/diarizer";
 import { BareEngine, modelsDir, whisperPython } from "../lib/engine.js";
 import { isSmoke, repoRoot, startRecording } from "../lib/results.js";
@@ -53,7 +53,7 @@ const signal = new AbortController().signal;
 const run = (audioPath: string) =>
   diarizeFile(
     { python: whisperPython, weightsCandidates: [weights] },
-    { audioPath, durationSeconds: Number(execFileSync("soxi", ["-D", audioPath], { encoding: "utf8" }).trim()), signal },
+    { audioPath, durationSeconds: wavSeconds(audioPath), signal },
   );
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -113,8 +113,10 @@ const synthetic = [await scored("two voices (synthetic)", conversation.path, con
 
 // 4. Cost on top of transcription, on a real meeting.
 const meetingDir = mkdtempSync(path.join(tmpdir(), "diarization-meeting-"));
-const meetingPath = path.join(meetingDir, "meeting.wav");
-execFileSync("sox", [...excerpts.map((name) => path.join(amiDir, `${name}.wav`)), meetingPath]);
+const meetingPath = joinWavs(
+  excerpts.map((name) => path.join(amiDir, `${name}.wav`)),
+  path.join(meetingDir, "meeting.wav"),
+);
 const costModel = smoke && existsSync(path.join(modelsDir, "tiny.en", "model.bin")) ? "tiny.en" : "base";
 const transcribeStarted = Date.now();
 const engine = await BareEngine.start({ model: costModel, threads: 2, beamSize: 5 });
@@ -143,8 +145,10 @@ const cost = {
 
 // 5. Long file.
 const repeats = Math.ceil((longMinutes * 60) / conversation.duration);
-const longPath = path.join(conversation.dir, "long.wav");
-execFileSync("sox", [...Array.from({ length: repeats }, () => conversation.path), longPath]);
+const longPath = joinWavs(
+  Array.from({ length: repeats }, () => conversation.path),
+  path.join(conversation.dir, "long.wav"),
+);
 const longStarted = Date.now();
 const longOut = await run(longPath);
 const long = {

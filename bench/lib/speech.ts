@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { espeakNgSync, ffmpegPath } from "@transcribe/media/testing/tools";
+import { wavSeconds } from "@transcribe/media/testing/voices";
 
 /*
  * English speech with a known script, made with espeak-ng: the script is the reference
@@ -75,9 +76,4 @@ export function speech(seconds: number): Speech {
   writeFileSync(scriptFile, order.map((c) => c.sentence).join(" "));
   renameSync(partial, file);
   return { file, seconds: wavSeconds(file), script: readFileSync(scriptFile, "utf8") };
-}
-
-/** Duration of a 16 kHz mono 16-bit WAV with a plain 44-byte header (what ffmpeg writes). */
-export function wavSeconds(file: string): number {
-  return (statSync(file).size - 44) / 32_000;
 }

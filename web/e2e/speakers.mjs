@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Browser journey of speakers (decision 0020) against a running stack with a mail catcher, the
 // local Whisper engine and the diarizer's weights: sign in, upload a two-voice conversation
-// (espeak-ng's en-us pitched down and its female variant pitched up, with sox), start it
+// (espeak-ng's en-us pitched down and its female variant pitched up), start it
 // with "Identify speakers" on, open the transcript, see two speakers in colour with turn
 // labels, rename "S1" in place, hide the other speaker, and download the vtt from the
 // export menu: its cues carry <v Name>. Then reassign turns in the editor: one segment, then
 // a selection of two, save, and see the edit in the history and after a reload; the RTTM
 // export lists the diarizer's turns under the new name.
 // Usage: node web/e2e/speakers.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-// Needs sox on PATH (ffmpeg and espeak-ng: lib/media-tools.mjs). CHROMIUM_PATH overrides the browser binary.
+// ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -17,7 +17,7 @@ import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from 
 import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
-import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
+import { FFMPEG, joinWavs, silenceWav, voicedSpeech } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -29,7 +29,7 @@ const LINES = [
   ["low", "We finished the migration of the billing database last Thursday without any downtime."],
   ["high", "That is great news. Did anyone notice the slower queries on the dashboard afterwards?"],
 ];
-const VOICES = { low: ["en-us", "160", "-300"], high: ["en-us+f4", "175", "200"] };
+const VOICES = { low: ["en-us", 160, -300], high: ["en-us+f4", 175, 200] };
 
 const { check, report } = checklist();
 const email = randomEmail("speakers");
@@ -40,19 +40,12 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 
 try {
   // Two clearly different voices taking turns, 0.6 s apart.
-  const parts = [];
-  const gap = path.join(workDir, "gap.wav");
-  execFileSync("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", "0.6"]);
-  LINES.forEach(([voice, text], i) => {
+  const gap = silenceWav(path.join(workDir, "gap.wav"), 0.6);
+  const parts = LINES.flatMap(([voice, text], i) => {
     const [name, speed, cents] = VOICES[voice];
-    const raw = path.join(workDir, `u${i}-raw.wav`);
-    const out = path.join(workDir, `u${i}.wav`);
-    espeakNgSync(["-v", name, "-s", speed, "-w", raw, text]);
-    execFileSync("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", out, "pitch", cents]);
-    parts.push(out, gap);
+    return [voicedSpeech({ ffmpeg: FFMPEG, voice: name, speed, cents, text, raw: path.join(workDir, `u${i}-raw.wav`), out: path.join(workDir, `u${i}.wav`) }), gap];
   });
-  const wav = path.join(workDir, "conversation.wav");
-  execFileSync("sox", [...parts, wav]);
+  const wav = joinWavs(parts, path.join(workDir, "conversation.wav"));
   const audioPath = path.join(workDir, fileName);
   execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
 

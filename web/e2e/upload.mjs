@@ -71,7 +71,8 @@ try {
   const processing = page.getByText("Processing…");
   const startForm = page.getByRole("form", { name: "Start transcription" });
   // The bar goes away when the upload is done; then 'Processing…' until the server is ready.
-  await processing.or(startForm).first().waitFor({ timeout: TIMEOUT_MS }).catch(() => undefined);
+  // The throttled upload itself takes seconds, many more on a loaded machine.
+  await processing.or(startForm).first().waitFor({ timeout: PROCESSING_TIMEOUT_MS }).catch(() => undefined);
   await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   const progress = await page.evaluate(() => window.__progressSeen);
   check("the progress bar reached 100%", progress.includes(100), `values seen: ${progress.join(", ")}`);

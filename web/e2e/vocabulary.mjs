@@ -5,7 +5,7 @@
 // text file; then upload speech (espeak-ng) that says the misheard spelling, start it with
 // a term for this file only and "Use my vocabulary" on, and find the term in the transcript.
 // Usage: node web/e2e/vocabulary.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-// Needs sox on PATH (ffmpeg and espeak-ng: lib/media-tools.mjs). CHROMIUM_PATH overrides the browser binary.
+// ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -14,7 +14,7 @@ import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_M
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
-import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
+import { FFMPEG, voicedSpeech } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -29,10 +29,7 @@ const displayName = fileName.replace(/\.mp3$/, "");
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
 
 try {
-  const raw = path.join(workDir, "raw.wav");
-  const wav = path.join(workDir, "speech.wav");
-  espeakNgSync(["-v", "en-us", "-s", "150", "-w", raw, SCRIPT]);
-  execFileSync("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", wav]);
+  const wav = voicedSpeech({ ffmpeg: FFMPEG, voice: "en-us", speed: 150, text: SCRIPT, raw: path.join(workDir, "raw.wav"), out: path.join(workDir, "speech.wav") });
   const audioPath = path.join(workDir, fileName);
   execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-codec:a", "libmp3lame", "-b:a", "128k", audioPath]);
 

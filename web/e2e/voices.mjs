@@ -8,7 +8,7 @@
 // its S-id back. Another user's transcription of the same audio is checked in
 // services/transcription/test/voices.test.ts.
 // Usage: node web/e2e/voices.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-// Needs sox on PATH (ffmpeg and espeak-ng: lib/media-tools.mjs). CHROMIUM_PATH overrides the browser binary.
+// ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -17,14 +17,14 @@ import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_M
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
-import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
+import { FFMPEG, joinWavs, silenceWav, voicedSpeech } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
 const LOW = "Alex Example";
 const HIGH = "Blair Example";
 
-const VOICES = { low: ["en-us", "160", "-300"], high: ["en-us+f4", "175", "200"] };
+const VOICES = { low: ["en-us", 160, -300], high: ["en-us+f4", 175, 200] };
 const FIRST = [
   ["low", "Good morning everyone, thanks for joining the weekly planning meeting today."],
   ["high", "Thanks. Before we start, can you tell me whether the customer reports are ready?"],
@@ -45,18 +45,12 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 
 /** An mp3 of the lines, each voice's utterances 0.6 s apart. */
 function conversation(lines, name) {
-  const gap = path.join(workDir, "gap.wav");
-  execFileSync("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", "0.6"]);
-  const parts = lines.map(([voice, text], i) => {
+  const gap = silenceWav(path.join(workDir, "gap.wav"), 0.6);
+  const parts = lines.flatMap(([voice, text], i) => {
     const [v, speed, cents] = VOICES[voice];
-    const raw = path.join(workDir, `${name}-${i}-raw.wav`);
-    const out = path.join(workDir, `${name}-${i}.wav`);
-    espeakNgSync(["-v", v, "-s", speed, "-w", raw, text]);
-    execFileSync("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", out, "pitch", cents]);
-    return [out, gap];
+    return [voicedSpeech({ ffmpeg: FFMPEG, voice: v, speed, cents, text, raw: path.join(workDir, `${name}-${i}-raw.wav`), out: path.join(workDir, `${name}-${i}.wav`) }), gap];
   });
-  const wav = path.join(workDir, `${name}.wav`);
-  execFileSync("sox", [...parts.flat(), wav]);
+  const wav = joinWavs(parts, path.join(workDir, `${name}.wav`));
   const mp3 = path.join(workDir, `${name}.mp3`);
   execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-codec:a", "libmp3lame", "-b:a", "128k", mp3]);
   return mp3;

@@ -176,7 +176,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     for (let i = 0; seconds < 600; i++) {
       const clip = distinct[i % distinct.length]!;
       order.push(clip);
-      seconds += (await import("./helpers.js")).wavDuration(clip.path);
+      seconds += (await import("./helpers.js")).wavSeconds(clip.path);
     }
     const audio = concatWavs(order.map((c) => c.path), path.join(dir, "ten.wav"));
     const reference = order.map((c) => c.sentence).join(" ");

@@ -7,6 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createLogger, createServiceClient, migrateToLatest, outboxMigrations, startServiceServer, type ServiceServer } from "@transcribe/platform";
 import { espeakNg, ffmpegPath, mediaToolsEnv, mediaToolsProblem } from "@transcribe/media/testing/tools";
+import { wavSeconds } from "@transcribe/media/testing/voices";
 import { createTestDatabase, skipWhen } from "@transcribe/platform/testing";
 import { FileSchema, FileStatus, MediaService, type File } from "@transcribe/proto/media/v1/media";
 import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
@@ -70,6 +71,8 @@ export function testTranscriber(overrides: Partial<ConstructorParameters<typeof 
 
 // ---- speech -------------------------------------------------------------------------
 
+export { wavSeconds };
+
 /** Synthesizes speech with espeak-ng into a 16 kHz mono WAV; returns its path and duration. */
 export async function synthesize(text: string, options: { voice?: string; speed?: number; dir?: string } = {}) {
   const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), "transcribe-speech-")));
@@ -77,7 +80,7 @@ export async function synthesize(text: string, options: { voice?: string; speed?
   const out = raw.replace("-raw.wav", ".wav");
   await espeakNg(["-v", options.voice ?? "en-us", "-s", String(options.speed ?? 160), "-w", raw, text]);
   execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1", out]);
-  return { path: out, duration: wavDuration(out) };
+  return { path: out, duration: wavSeconds(out) };
 }
 
 /** Concatenates WAV files (same format) with ffmpeg. */
@@ -85,21 +88,7 @@ export function concatWavs(inputs: string[], out: string): { path: string; durat
   const list = `${out}.txt`;
   execFileSync("sh", ["-c", `printf '%s\\n' ${inputs.map((i) => `"file '${i}'"`).join(" ")} > "${list}"`]);
   execFileSync(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", out]);
-  return { path: out, duration: wavDuration(out) };
-}
-
-export function wavDuration(file: string): number {
-  const data = readFileSync(file);
-  const byteRate = data.readUInt32LE(28);
-  // Walk the RIFF chunks to "data" (ffmpeg adds a LIST chunk before it).
-  let offset = 12;
-  while (offset + 8 <= data.length) {
-    const id = data.toString("ascii", offset, offset + 4);
-    const size = data.readUInt32LE(offset + 4);
-    if (id === "data") return Math.min(size, data.length - offset - 8) / byteRate;
-    offset += 8 + size + (size % 2);
-  }
-  return (statSync(file).size - 44) / byteRate;
+  return { path: out, duration: wavSeconds(out) };
 }
 
 export function words(text: string): string[] {

@@ -13,7 +13,7 @@ import {
   type startMediaServer,
   type startTranscriptionApi,
   synthesize,
-  wavDuration,
+  wavSeconds,
   wordErrorRate,
   workerTestStack,
 } from "./helpers.js";
@@ -71,7 +71,7 @@ describe.skipIf(engineUnavailable)("hostile audio at the transcription worker (r
   }
 
   async function transcribe(name: string, audioPath: string | undefined, options: { status?: FileStatus; duration?: number } = {}) {
-    const file = media.addFile({ userId, duration: options.duration ?? (audioPath ? wavDuration(audioPath) : 3), ...(audioPath ? { audioPath } : {}), ...(options.status ? { status: options.status } : {}) });
+    const file = media.addFile({ userId, duration: options.duration ?? (audioPath ? wavSeconds(audioPath) : 3), ...(audioPath ? { audioPath } : {}), ...(options.status ? { status: options.status } : {}) });
     const created = await api.client.createTranscription({ userId, fileId: file.id, settings: { model: "whisper-tiny.en", language: "en" } });
     return { name, file, created };
   }
@@ -98,7 +98,7 @@ describe.skipIf(engineUnavailable)("hostile audio at the transcription worker (r
     const silence = ffmpeg(["-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "6", "-c:a", "pcm_s16le", path.join(dir, "silence.wav")]);
     const noise = ffmpeg(["-f", "lavfi", "-i", "anoisesrc=r=16000:a=0.3:d=5", "-ac", "1", "-c:a", "pcm_s16le", path.join(dir, "noise.wav")]);
     const blip = (await synthesize("Yes.", { dir })).path;
-    const jobs = [await transcribe("6 s of digital silence", silence), await transcribe("white noise, 5 s", noise), await transcribe(`"Yes." (${wavDuration(blip).toFixed(2)} s)`, blip)];
+    const jobs = [await transcribe("6 s of digital silence", silence), await transcribe("white noise, 5 s", noise), await transcribe(`"Yes." (${wavSeconds(blip).toFixed(2)} s)`, blip)];
     const results: Transcription[] = [];
     for (const job of jobs) {
       const done = await settled(job);
