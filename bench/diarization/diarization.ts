@@ -176,7 +176,7 @@ const block = `<!-- diarization:start -->
 Recorded ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores), load average ${result.loadAverage.before.join(" ")} → ${result.loadAverage.after.join(" ")}
 (a machine shared with other engineers' builds and test runs: wall times are inflated; CPU seconds are the
 load-independent figure). Engine: decision 0020 (audio decoded to float, each 60 s block brought to one peak
-before Silero VAD; Resemblyzer's GE2E encoder in numpy, context-averaged window embeddings, global average-linkage
+before Silero VAD, its score the mean of a forward and a time-reversed pass; Resemblyzer's GE2E encoder in numpy, context-averaged window embeddings, global average-linkage
 clustering at 0.25, clusters under 10% of the windows joined to their nearest speaker), through the worker's adapter.
 
 **Real meetings** (AMI Meeting Corpus excerpts, 30 s each, human RTTM). Each output is written as RTTM (the export's

@@ -87,13 +87,10 @@ def vad_search(files: list, names: list, extracted: dict) -> None:
     nearest embedded window (diarizer.to_turns), as in the product."""
     import faster_whisper.vad as fv
 
-    silero = fv.get_vad_model()
     scores = {}
     for f, name in zip(files, names):
         block = np.concatenate(list(diarizer.audio_blocks(f)))
-        peak = float(np.abs(block).max())
-        block = block * min(10.0, 0.5 / peak) if peak > 0 else block  # as diarizer.speech_regions
-        scores[name] = (block, silero(np.pad(block, (0, 512 - len(block) % 512))))
+        scores[name] = (block, diarizer.speech_scores(block))  # as the diarizer scores a block
 
     class Cached:  # get_speech_timestamps with this excerpt's scores, not a second model run
         probs = None
