@@ -4,6 +4,7 @@ import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@transcribe/platform";
 import type { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
+import { SessionLease } from "./lease.js";
 import type { LiveRecord, LiveRecords, LiveWordOut } from "./records.js";
 import type { WavSpool } from "./spool.js";
 import { type StreamEnd, WorkerStream } from "./worker-stream.js";
@@ -17,7 +18,9 @@ export type LiveOutcome =
   | { kind: "stopped"; reason: string; audioSeconds: number; transcriptionId?: string | undefined; fileId?: string | undefined }
   | { kind: "failed"; message: string; audioSeconds: number; transcriptionId?: string | undefined }
   /** This BFF is stopping: the session stays on disk for the next one, and its client reconnects. */
-  | { kind: "suspended" };
+  | { kind: "suspended" }
+  /** Another BFF process took the session over (its client resumed there): this one lets go, saving nothing. */
+  | { kind: "moved" };
 
 /** The connection a session is talking to now (a WebSocket of the page or of /v1/realtime). */
 export interface LiveClient {
@@ -79,6 +82,7 @@ export class LiveSession {
     private readonly options: LiveSessionOptions,
     readonly record: LiveRecord,
     private readonly spool: WavSpool,
+    private readonly lease: SessionLease,
     private readonly onEnd: (session: LiveSession) => void,
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -87,14 +91,17 @@ export class LiveSession {
   /** A new session for `client`: its record and spool are on disk before any audio arrives. */
   static open(options: LiveSessionOptions, settings: LiveSettings, client: LiveClient, onEnd: (session: LiveSession) => void): LiveSession {
     const record: LiveRecord = { id: randomUUID(), ...settings, settled: [] };
-    const session = new LiveSession(options, record, options.records.create(record), onEnd);
+    const spool = options.records.create(record);
+    const lease = SessionLease.take(options.records.dir, record.id);
+    if (!lease) throw new Error("a new live session's lease was taken"); // a fresh random id: never
+    const session = new LiveSession(options, record, spool, lease, onEnd);
     session.attach(client, false);
     return session;
   }
 
-  /** A session another BFF process left on disk: waits for its client, then is saved. */
-  static adopt(options: LiveSessionOptions, record: LiveRecord, spool: WavSpool, onEnd: (session: LiveSession) => void): LiveSession {
-    const session = new LiveSession(options, record, spool, onEnd);
+  /** A session another BFF process left on disk (or held until its client resumed here): waits for its client, then is saved. */
+  static adopt(options: LiveSessionOptions, record: LiveRecord, spool: WavSpool, lease: SessionLease, onEnd: (session: LiveSession) => void): LiveSession {
+    const session = new LiveSession(options, record, spool, lease, onEnd);
     session.waitForClient();
     return session;
   }
@@ -136,6 +143,8 @@ export class LiveSession {
   /** 16 kHz mono s16le PCM. */
   audio(pcm: Uint8Array): void {
     if (!this.open) return;
+    // Another replica took the session over: the file is its now (a half-dead connection still delivering here).
+    if (!this.lease.held()) return this.relinquish();
     this.spool.append(pcm);
     this.worker?.audio(pcm);
     if (this.spool.seconds >= this.options.maxSeconds) this.stop();
@@ -170,11 +179,42 @@ export class LiveSession {
     this.worker?.cancel();
     this.worker = undefined;
     this.spool.release();
+    this.lease.release();
     const client = this.client;
     this.client = undefined;
     this.onEnd(this);
     client?.ended({ kind: "suspended" });
     this.resolveDone({ kind: "suspended" });
+  }
+
+  /**
+   * Called every heartbeat by the sessions of this process: shows the other replicas this
+   * one is alive, or, when another took the session over, lets it go. False once it is let go.
+   */
+  heartbeat(): boolean {
+    if (this.finished) return false;
+    if (!this.lease.held()) {
+      this.relinquish();
+      return false;
+    }
+    this.lease.renew();
+    return true;
+  }
+
+  /** Another BFF process holds the session now: stop, touch nothing on disk, tell the client (if any) it was replaced. */
+  private relinquish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.grace);
+    this.worker?.cancel();
+    this.worker = undefined;
+    this.spool.release();
+    const client = this.client;
+    this.client = undefined;
+    this.onEnd(this);
+    this.options.logger.info({ sessionId: this.id }, "live session taken over by another BFF process");
+    client?.replaced();
+    this.resolveDone({ kind: "moved" });
   }
 
   private waitForClient(): void {
@@ -228,6 +268,7 @@ export class LiveSession {
         words: (update) => {
           if (this.worker !== stream) return;
           if (update.settled.length > 0) {
+            if (!this.lease.held()) return this.relinquish();
             record.settled.push(...update.settled);
             options.records.save(record);
           }
@@ -264,6 +305,8 @@ export class LiveSession {
 
   private async finish(outcome: LiveOutcome): Promise<void> {
     if (this.finished) return;
+    // Saved by whoever holds it: a session taken over elsewhere is that process's to save.
+    if (!this.lease.held()) return this.relinquish();
     this.finished = true;
     clearTimeout(this.grace);
     this.worker?.cancel();
@@ -280,6 +323,7 @@ export class LiveSession {
   private async discard(): Promise<Record<string, never>> {
     await this.spool.remove().catch(() => undefined);
     await this.options.records.removeRecord(this.id).catch(() => undefined);
+    SessionLease.removeAll(this.options.records.dir, this.id);
     return {};
   }
 
@@ -311,6 +355,7 @@ export class LiveSession {
       if (!keep) {
         await spool.remove().catch(() => undefined);
         await options.records.removeRecord(record.id).catch(() => undefined);
+        SessionLease.removeAll(options.records.dir, record.id);
       }
     }
   }
