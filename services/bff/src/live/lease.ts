@@ -67,7 +67,8 @@ export class SessionLease {
 
   /** This process still holds the session: nobody took it over. */
   held(): boolean {
-    return !existsSync(SessionLease.file(this.dir, this.id, this.epoch + 1));
+    // Its own file too: leases two epochs back are removed, and a holder that slept through two takeovers must not see a gap.
+    return !existsSync(SessionLease.file(this.dir, this.id, this.epoch + 1)) && existsSync(SessionLease.file(this.dir, this.id, this.epoch));
   }
 
   /** Shows the other replicas that the holder is alive. */
