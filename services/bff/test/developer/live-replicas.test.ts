@@ -83,10 +83,12 @@ describe.skipIf(engineUnavailable)("live sessions across BFF replicas", () => {
       const { resumed, stopped } = await resumeAndFinish(b.origin, ready.session_id, sent, 2 * BYTES_PER_SECOND);
       expectWhole(stopped, [first, resumed]);
 
-      // Past A's resume wait: had A kept the session, it would have saved a second transcription by now.
-      await sleep(Math.max(0, dropped + 12_000 - Date.now()));
-      const saved = await named("Two replicas");
-      expect(saved.map((t) => t.id)).toEqual([stopped.transcription_id]);
+      // Past A's resume wait: had A kept the session, it would have uploaded a second recording by now
+      // (and, once media has checked it, made a second transcription).
+      await sleep(Math.max(0, dropped + 14_000 - Date.now()));
+      const files = (await api("/api/v1/files?limit=100")).files as Array<{ id: string; file_name: string }>;
+      expect(files.filter((f) => f.file_name.startsWith("Two replicas")).map((f) => f.id)).toEqual([stopped.file_id]);
+      expect((await named("Two replicas")).map((t) => t.id)).toEqual([stopped.transcription_id]);
       const one = await api(`/api/v1/transcriptions/${stopped.transcription_id}`);
       expect(one.live_text.toLowerCase()).toContain("committee");
       expect(one.live_text.toLowerCase()).toContain("summer");
