@@ -202,7 +202,7 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
     });
   });
 
-  describe("live sessions' spool (decision 0040)", () => {
+  describe("live sessions: the BFF's spool (decision 0040), the live workers' scaling", () => {
     const bffOf = (manifests: Manifest[]) => manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === "bff")!;
     const spoolVolume = (m: Manifest) => (m.spec.template.spec.volumes as Array<Record<string, any>>).find((v) => v.name === "live-spool");
 
@@ -222,6 +222,18 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
       const claim = manifests.find((m) => m.kind === "PersistentVolumeClaim" && m.metadata.name === "transcribe-live-spool")!;
       expect(claim.spec).toMatchObject({ accessModes: ["ReadWriteMany"], storageClassName: "nfs", resources: { requests: { storage: "10Gi" } } });
       expect(spoolVolume(bffOf(manifests))).toEqual({ name: "live-spool", persistentVolumeClaim: { claimName: "transcribe-live-spool" } });
+    });
+
+    it("scales the live workers on open sessions per pod (live_sessions_open), with CPU beside it; off: CPU only", () => {
+      const hpaOf = (manifests: Manifest[]) =>
+        manifests.find((m) => m.kind === "HorizontalPodAutoscaler" && m.metadata.labels!["app.kubernetes.io/component"] === "transcription-live")!;
+      const metrics = hpaOf(render().manifests).spec.metrics as Array<Record<string, any>>;
+      expect(metrics).toEqual([
+        { type: "Pods", pods: { metric: { name: "live_sessions_open" }, target: { type: "AverageValue", averageValue: "800m" } } },
+        { type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 60 } } },
+      ]);
+      const off = hpaOf(render({ set: ["services.transcription-live.sessionsMetric.enabled=false"] }).manifests).spec.metrics as Array<Record<string, any>>;
+      expect(off.map((m) => m.type)).toEqual(["Resource"]);
     });
 
     it("refuses a claim that several BFF replicas cannot share, saying why", () => {
