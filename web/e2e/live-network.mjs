@@ -45,7 +45,8 @@ async function relay(target) {
     client.pipe(upstream);
     upstream.pipe(client);
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // Every local address (IPv6 and IPv4): the page may reach "localhost" by either.
+  await new Promise((resolve) => server.listen(0, resolve));
   return {
     port: server.address().port,
     cut() {
@@ -89,11 +90,12 @@ try {
   };
 
   await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/dashboard", check, timeout: TIMEOUT_MS });
-  // From here on through the relay: cookies do not depend on the port, and the page's origin
-  // is the relay's (the BFF's same-origin check compares Origin with Host, both the relay's).
+  // From here on through the relay, on the same host name: cookies do not depend on the port,
+  // and the page's origin is the relay's (the BFF's same-origin check compares Origin with
+  // Host, both the relay's).
   const product = new URL(page.url());
   network = await relay(product);
-  const origin = `${product.protocol}//127.0.0.1:${network.port}`;
+  const origin = `${product.protocol}//${product.hostname}:${network.port}`;
   await page.goto(`${origin}/live`);
   check("/live opens through the relay", await visible(page.getByRole("heading", { level: 1, name: "Live transcription" }), TIMEOUT_MS));
 
