@@ -77,6 +77,8 @@ export class LiveSession {
   /** stop asked (or the limit reached): no more audio, the worker settles the rest. */
   private stopping = false;
   private finished = false;
+  /** Saved (or let go): this process has nothing more to do with it, not even renew its lease. */
+  private ended = false;
 
   private constructor(
     private readonly options: LiveSessionOptions,
@@ -102,7 +104,9 @@ export class LiveSession {
   /** A session another BFF process left on disk (or held until its client resumed here): waits for its client, then is saved. */
   static adopt(options: LiveSessionOptions, record: LiveRecord, spool: WavSpool, lease: SessionLease, onEnd: (session: LiveSession) => void): LiveSession {
     const session = new LiveSession(options, record, spool, lease, onEnd);
-    session.waitForClient();
+    // Its holder died while saving it: the session was over, only the saving is left to do.
+    if (record.saving) void session.finish({ kind: "stopped", reason: "client_gone", audioSeconds: spool.seconds });
+    else session.waitForClient();
     return session;
   }
 
@@ -178,6 +182,7 @@ export class LiveSession {
     clearTimeout(this.grace);
     this.worker?.cancel();
     this.worker = undefined;
+    this.ended = true;
     this.spool.release();
     this.lease.release();
     const client = this.client;
@@ -192,11 +197,12 @@ export class LiveSession {
    * one is alive, or, when another took the session over, lets it go. False once it is let go.
    */
   heartbeat(): boolean {
-    if (this.finished) return false;
+    if (this.ended) return false;
     if (!this.lease.held()) {
-      this.relinquish();
+      if (!this.finished) this.relinquish();
       return false;
     }
+    // Also while it is being saved (an upload can outlast the stale limit): nobody else saves it again.
     this.lease.renew();
     return true;
   }
@@ -205,6 +211,7 @@ export class LiveSession {
   private relinquish(): void {
     if (this.finished) return;
     this.finished = true;
+    this.ended = true;
     clearTimeout(this.grace);
     this.worker?.cancel();
     this.worker = undefined;
@@ -311,9 +318,17 @@ export class LiveSession {
     clearTimeout(this.grace);
     this.worker?.cancel();
     this.worker = undefined;
-    this.onEnd(this);
     // A refusal before any word saves nothing: the client is told at once and may try again.
-    const saved = outcome.kind === "refused" ? await this.discard() : await this.save();
+    let saved: { transcriptionId?: string; fileId?: string };
+    if (outcome.kind === "refused") saved = await this.discard();
+    else {
+      // Over: no replica may take it up to resume it; one whose holder dies now only saves it.
+      this.record.saving = true;
+      this.options.records.save(this.record);
+      saved = await this.save();
+    }
+    this.ended = true;
+    this.onEnd(this);
     const final = { ...outcome, ...saved } as LiveOutcome;
     this.client?.ended(final);
     this.client = undefined;

@@ -1,4 +1,5 @@
 import { SessionLease } from "./lease.js";
+import type { LiveRecord } from "./records.js";
 import { type LiveClient, LiveSession, type LiveSessionOptions, type LiveSettings } from "./session.js";
 
 /** How often this process shows the other replicas it holds its sessions, and looks for sessions nobody holds. */
@@ -33,8 +34,9 @@ export class LiveSessions {
    */
   async resume(id: string, userId: string, client: LiveClient): Promise<LiveSession | undefined> {
     let session = this.sessions.get(id);
+    if (session && !session.open) return undefined; // stopping, or being saved
     if (session && !session.heartbeat()) session = undefined;
-    session ??= await this.adopt(id, (record) => record.userId === userId);
+    session ??= await this.adopt(id, (record) => record.userId === userId && !record.saving);
     if (!session || session.userId !== userId || !session.open) return undefined;
     session.resume(client);
     return session;
@@ -81,12 +83,15 @@ export class LiveSessions {
     return this.sessions.size;
   }
 
-  private async adopt(id: string, mayTake: (record: { userId: string }) => boolean = () => true): Promise<LiveSession | undefined> {
+  private async adopt(id: string, mayTake: (record: LiveRecord) => boolean = () => true): Promise<LiveSession | undefined> {
     const left = await this.options.records.load(id);
     if (!left) return undefined;
     // Loading awaits: another call may have taken it up meanwhile.
     const existing = this.sessions.get(id);
-    if (existing || !mayTake(left.record)) {
+    const idle = SessionLease.idleMs(this.options.records.dir, id);
+    // One being saved by a live holder stays that holder's.
+    const savingElsewhere = left.record.saving === true && idle !== undefined && idle < LEASE_STALE_MS;
+    if (existing || savingElsewhere || !mayTake(left.record)) {
       left.spool.release();
       return existing;
     }
