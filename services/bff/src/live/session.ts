@@ -148,7 +148,10 @@ export class LiveSession {
   audio(pcm: Uint8Array): void {
     if (!this.open) return;
     // Another replica took the session over: the file is its now (a half-dead connection still delivering here).
-    if (!this.lease.held()) return this.relinquish();
+    if (!this.lease.held()) {
+      this.relinquish();
+      return;
+    }
     this.spool.append(pcm);
     this.worker?.audio(pcm);
     if (this.spool.seconds >= this.options.maxSeconds) this.stop();
