@@ -202,6 +202,47 @@ describe.skipIf(toolsMissing)("charts/transcribe", () => {
     });
   });
 
+  describe("live sessions: the BFF's spool (decision 0040), the live workers' scaling", () => {
+    const bffOf = (manifests: Manifest[]) => manifests.find((m) => m.kind === "Deployment" && m.metadata.labels!["app.kubernetes.io/component"] === "bff")!;
+    const spoolVolume = (m: Manifest) => (m.spec.template.spec.volumes as Array<Record<string, any>>).find((v) => v.name === "live-spool");
+
+    it("gives each BFF pod a spool directory of its own by default (an emptyDir: a session resumes on its pod)", () => {
+      const { manifests } = render();
+      const bff = bffOf(manifests);
+      expect(envOf(bff).LIVE_SPOOL_DIR).toBe("/var/lib/transcribe/live-spool");
+      expect(bff.spec.template.spec.containers[0].volumeMounts).toContainEqual({ name: "live-spool", mountPath: "/var/lib/transcribe/live-spool" });
+      expect(spoolVolume(bff)).toEqual({ name: "live-spool", emptyDir: { sizeLimit: "2Gi" } });
+      expect(manifests.filter((m) => m.kind === "PersistentVolumeClaim").map((m) => m.metadata.name)).not.toContain("transcribe-live-spool");
+    });
+
+    it("with a ReadWriteMany claim, every BFF replica mounts the same spool; kubeconform-strict and policy-clean", () => {
+      const { manifests, yaml } = render({ set: ["services.bff.liveSpool.persistence.enabled=true", "services.bff.liveSpool.persistence.storageClass=nfs"] });
+      expect(validate(yaml).ok).toBe(true);
+      expect(checkPolicy(manifests)).toEqual([]);
+      const claim = manifests.find((m) => m.kind === "PersistentVolumeClaim" && m.metadata.name === "transcribe-live-spool")!;
+      expect(claim.spec).toMatchObject({ accessModes: ["ReadWriteMany"], storageClassName: "nfs", resources: { requests: { storage: "10Gi" } } });
+      expect(spoolVolume(bffOf(manifests))).toEqual({ name: "live-spool", persistentVolumeClaim: { claimName: "transcribe-live-spool" } });
+    });
+
+    it("scales the live workers on open sessions per pod (live_sessions_open), with CPU beside it; off: CPU only", () => {
+      const hpaOf = (manifests: Manifest[]) =>
+        manifests.find((m) => m.kind === "HorizontalPodAutoscaler" && m.metadata.labels!["app.kubernetes.io/component"] === "transcription-live")!;
+      const metrics = hpaOf(render().manifests).spec.metrics as Array<Record<string, any>>;
+      expect(metrics).toEqual([
+        { type: "Pods", pods: { metric: { name: "live_sessions_open" }, target: { type: "AverageValue", averageValue: "800m" } } },
+        { type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 60 } } },
+      ]);
+      const off = hpaOf(render({ set: ["services.transcription-live.sessionsMetric.enabled=false"] }).manifests).spec.metrics as Array<Record<string, any>>;
+      expect(off.map((m) => m.type)).toEqual(["Resource"]);
+    });
+
+    it("refuses a claim that several BFF replicas cannot share, saying why", () => {
+      expect(() => render({ set: ["services.bff.liveSpool.persistence.enabled=true", "services.bff.liveSpool.persistence.accessModes={ReadWriteOnce}"] })).toThrow(
+        /services\.bff\.liveSpool\.persistence: more than one BFF replica needs accessModes \[ReadWriteMany\]/,
+      );
+    });
+  });
+
   describe("service RPC (decision 0023)", () => {
     const containerOf = (m: Manifest) => m.spec.template.spec.containers[0];
     const envOf = (m: Manifest) => containerOf(m).env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }>;

@@ -143,6 +143,8 @@ paths), then the component's `env` from values, which wins on a clash.
 {{- if eq $name "bff" -}}
 {{- $_ := set $env "METRICS_PORT" (toString $svc.metricsPort) -}}
 {{- $_ := set $env "PUBLIC_BASE_URL" $v.publicUrl -}}
+{{- /* Live sessions on a volume of their own, shared by the replicas when it is a claim (decision 0040). */ -}}
+{{- $_ := set $env "LIVE_SPOOL_DIR" "/var/lib/transcribe/live-spool" -}}
 {{- with $v.ingress.trustedProxies }}{{ $_ := set $env "TRUSTED_PROXIES" (join "," .) }}{{ end -}}
 {{- with $v.objectStorage.endpoint }}{{ $_ := set $env "S3_ENDPOINT" . }}{{ end -}}
 {{- with $v.objectStorage.publicEndpoint }}{{ $_ := set $env "S3_PUBLIC_ENDPOINT" . }}{{ end -}}

@@ -181,6 +181,14 @@ describe("embedded mode: npm start", () => {
     runBrowserScript(stack!, "web/e2e/live.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 600_000);
   }, 660_000);
 
+  it("goes on live through a dropped network: reconnecting, caught up, nothing settled lost (live-network.mjs)", async (context) => {
+    if (!browserAvailable()) return context.skip();
+    // live-network.mjs (decision 0037): the page reaches the stack through a relay the script
+    // cuts for 4 s mid-session; the page says it is reconnecting, resumes, keeps the words settled
+    // before the drop, words settle again, and the stored recording holds the gap's audio.
+    runBrowserScript(stack!, "web/e2e/live-network.mjs", [`http://127.0.0.1:${env.MAILDEV_WEB_PORT}`], 600_000);
+  }, 660_000);
+
   it("edits a transcript in the browser: correct, split, save, reload, play, export, history, restore, two tabs (editor.mjs)", async (context) => {
     if (!browserAvailable()) return context.skip();
     // editor.mjs (decision 0021): the corrected word keeps the misrecognised word's time, plays and

@@ -173,10 +173,14 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
   const live = { sessions: liveSessions, trustedOrigins: [config.PUBLIC_BASE_URL, ...config.AUTH_TRUSTED_ORIGINS] };
   await app.register(liveRoutes, live);
   await app.register(realtimeRoutes, live);
-  // Sessions of an earlier process on this spool directory (decision 0037): resumed by their
-  // clients, or saved when the wait is over. Only a directory of the deployment's own: the
-  // default temporary one may be shared by other programs' sessions.
-  if (config.LIVE_SPOOL_DIR) app.addHook("onReady", async () => void (await liveSessions.adoptLeftovers()));
+  // Sessions of an earlier process, or of a replica that died, on this spool directory
+  // (decisions 0037, 0040): resumed by their clients, or saved when the wait is over. Only
+  // a directory of the deployment's own is swept: the default temporary one may be shared
+  // by other programs' sessions. Every process renews the leases of its own sessions.
+  app.addHook("onReady", async () => {
+    if (config.LIVE_SPOOL_DIR) await liveSessions.adoptLeftovers();
+    liveSessions.startHeartbeat(config.LIVE_SPOOL_DIR !== undefined);
+  });
   await app.register(billingRoutes, { client: createServiceClient(BillingService, urls.billing, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(blogRoutes, { client: createServiceClient(BlogService, urls.blog, { timeoutMs: config.SERVICE_TIMEOUT_MS }) });
   await app.register(imageProxyRoutes, {

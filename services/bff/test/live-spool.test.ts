@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SessionLease } from "../src/live/lease.js";
 import { LiveRecords } from "../src/live/records.js";
 import { WavSpool } from "../src/live/spool.js";
 
@@ -68,5 +69,34 @@ describe("live spool and records on disk", () => {
     expect(await records.load(id)).toBeUndefined();
     await records.removeRecord(id);
     expect(records.list()).toEqual([]);
+  });
+
+  it("leases: one holder at a time; taking over tells the old holder at its next check; a stopped holder's lease reads as long idle", () => {
+    const id = "0d6f5a52-0c1e-4d43-9d3c-1a2b3c4d5e6f";
+    expect(SessionLease.idleMs(dir, id)).toBeUndefined();
+    const a = SessionLease.take(dir, id)!;
+    expect(a.epoch).toBe(1);
+    expect(a.held()).toBe(true);
+    expect(SessionLease.idleMs(dir, id)).toBeLessThan(5_000);
+    // Another replica takes it over (its client resumed there).
+    const b = SessionLease.take(dir, id)!;
+    expect(b.epoch).toBe(2);
+    expect(a.held()).toBe(false);
+    expect(b.held()).toBe(true);
+    // Renewing is how the holder shows it is alive; a lease nobody renews grows idle.
+    expect(SessionLease.idleMs(dir, id, Date.now() + 60_000)).toBeGreaterThan(50_000);
+    b.renew();
+    expect(SessionLease.idleMs(dir, id)).toBeLessThan(5_000);
+    // A holder that stops lets go: its lease reads as idle for ages, and the epochs go on (no holder of an old epoch holds again).
+    b.release();
+    expect(SessionLease.idleMs(dir, id)).toBeGreaterThan(1e9);
+    const c = SessionLease.take(dir, id)!;
+    expect(c.epoch).toBe(3);
+    expect(b.held()).toBe(false);
+    expect(a.held()).toBe(false);
+    SessionLease.take(dir, id); // epoch 4: epoch 2's file goes, and epoch 1 still knows it lost
+    expect(a.held()).toBe(false);
+    SessionLease.removeAll(dir, id);
+    expect(SessionLease.idleMs(dir, id)).toBeUndefined();
   });
 });

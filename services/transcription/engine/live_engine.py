@@ -198,7 +198,11 @@ def whisper_decoder(model, request: dict):
     language = request.get("language") or None
     if language and not model.model.is_multilingual and language != "en":
         raise EngineError("bad_request", f"This model only understands English, not '{language}'")
-    options = decode_options({"beam_size": request.get("beam_size") or 1}, language, "transcribe", [0.0, 0.2, 0.4])
+    # One temperature: a fallback re-decodes the whole buffer up to twice more when a
+    # hypothesis looks unsure, which on a 2-core host is seconds of lag, while the next
+    # decode (LIVE_MIN_CHUNK_SECONDS later) is a retry anyway and a word settles only when
+    # two hypotheses agree on it. The batch pass keeps its fallbacks.
+    options = decode_options({"beam_size": request.get("beam_size") or 1}, language, "transcribe", [0.0])
 
     def decode(samples, prompt):
         nonlocal language

@@ -4,6 +4,7 @@ import { computeType, liveConfig } from "./config.js";
 import { LiveEngineProcess } from "./engines/local/live-process.js";
 import { parseModelPaths } from "./engines/local/models.js";
 import { liveServiceImpl } from "./live/live-service.js";
+import { countLiveSessionsIn } from "./live/metrics.js";
 import { SlotPool } from "./live/slots.js";
 import path from "node:path";
 
@@ -17,6 +18,7 @@ await runService({
   build: ({ config, logger }) => {
     const engines = Array.from({ length: config.LIVE_SLOTS }, () => new LiveEngineProcess(config.WHISPER_PYTHON, logger));
     const slots = new SlotPool(engines);
+    countLiveSessionsIn(slots);
     const impl = liveServiceImpl({
       slots,
       locations: {

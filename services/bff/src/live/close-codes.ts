@@ -36,6 +36,8 @@ export function outcomeClose(outcome: LiveOutcome): { code: number; reason: stri
       return { code: LIVE_CLOSE.workerFailed, reason: "Live transcription failed; the audio so far is kept and transcribed" };
     case "suspended":
       return { code: LIVE_CLOSE.restarting, reason: "The server is restarting; reconnect to resume the session" };
+    case "moved":
+      return { code: LIVE_CLOSE.replaced, reason: "This live session was resumed on another connection" };
   }
 }
 

@@ -21,6 +21,8 @@ export const liveRecordSchema = z.object({
   name: z.string().optional(),
   /** Every word settled so far, in order, timed from the start of the session's audio. */
   settled: z.array(liveWordSchema),
+  /** The session is over and being saved (decision 0040): it may no longer be resumed. */
+  saving: z.boolean().optional(),
 });
 export type LiveRecord = z.infer<typeof liveRecordSchema>;
 

@@ -4,6 +4,7 @@ import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@transcribe/platform";
 import type { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
 import type { DeveloperPipeline } from "../developer/pipeline.js";
+import { SessionLease } from "./lease.js";
 import type { LiveRecord, LiveRecords, LiveWordOut } from "./records.js";
 import type { WavSpool } from "./spool.js";
 import { type StreamEnd, WorkerStream } from "./worker-stream.js";
@@ -17,7 +18,9 @@ export type LiveOutcome =
   | { kind: "stopped"; reason: string; audioSeconds: number; transcriptionId?: string | undefined; fileId?: string | undefined }
   | { kind: "failed"; message: string; audioSeconds: number; transcriptionId?: string | undefined }
   /** This BFF is stopping: the session stays on disk for the next one, and its client reconnects. */
-  | { kind: "suspended" };
+  | { kind: "suspended" }
+  /** Another BFF process took the session over (its client resumed there): this one lets go, saving nothing. */
+  | { kind: "moved" };
 
 /** The connection a session is talking to now (a WebSocket of the page or of /v1/realtime). */
 export interface LiveClient {
@@ -74,11 +77,14 @@ export class LiveSession {
   /** stop asked (or the limit reached): no more audio, the worker settles the rest. */
   private stopping = false;
   private finished = false;
+  /** Saved (or let go): this process has nothing more to do with it, not even renew its lease. */
+  private ended = false;
 
   private constructor(
     private readonly options: LiveSessionOptions,
     readonly record: LiveRecord,
     private readonly spool: WavSpool,
+    private readonly lease: SessionLease,
     private readonly onEnd: (session: LiveSession) => void,
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -87,15 +93,20 @@ export class LiveSession {
   /** A new session for `client`: its record and spool are on disk before any audio arrives. */
   static open(options: LiveSessionOptions, settings: LiveSettings, client: LiveClient, onEnd: (session: LiveSession) => void): LiveSession {
     const record: LiveRecord = { id: randomUUID(), ...settings, settled: [] };
-    const session = new LiveSession(options, record, options.records.create(record), onEnd);
+    const spool = options.records.create(record);
+    const lease = SessionLease.take(options.records.dir, record.id);
+    if (!lease) throw new Error("a new live session's lease was taken"); // a fresh random id: never
+    const session = new LiveSession(options, record, spool, lease, onEnd);
     session.attach(client, false);
     return session;
   }
 
-  /** A session another BFF process left on disk: waits for its client, then is saved. */
-  static adopt(options: LiveSessionOptions, record: LiveRecord, spool: WavSpool, onEnd: (session: LiveSession) => void): LiveSession {
-    const session = new LiveSession(options, record, spool, onEnd);
-    session.waitForClient();
+  /** A session another BFF process left on disk (or held until its client resumed here): waits for its client, then is saved. */
+  static adopt(options: LiveSessionOptions, record: LiveRecord, spool: WavSpool, lease: SessionLease, onEnd: (session: LiveSession) => void): LiveSession {
+    const session = new LiveSession(options, record, spool, lease, onEnd);
+    // Its holder died while saving it: the session was over, only the saving is left to do.
+    if (record.saving) void session.finish({ kind: "stopped", reason: "client_gone", audioSeconds: spool.seconds });
+    else session.waitForClient();
     return session;
   }
 
@@ -136,6 +147,11 @@ export class LiveSession {
   /** 16 kHz mono s16le PCM. */
   audio(pcm: Uint8Array): void {
     if (!this.open) return;
+    // Another replica took the session over: the file is its now (a half-dead connection still delivering here).
+    if (!this.lease.held()) {
+      this.relinquish();
+      return;
+    }
     this.spool.append(pcm);
     this.worker?.audio(pcm);
     if (this.spool.seconds >= this.options.maxSeconds) this.stop();
@@ -169,12 +185,46 @@ export class LiveSession {
     clearTimeout(this.grace);
     this.worker?.cancel();
     this.worker = undefined;
+    this.ended = true;
     this.spool.release();
+    this.lease.release();
     const client = this.client;
     this.client = undefined;
     this.onEnd(this);
     client?.ended({ kind: "suspended" });
     this.resolveDone({ kind: "suspended" });
+  }
+
+  /**
+   * Called every heartbeat by the sessions of this process: shows the other replicas this
+   * one is alive, or, when another took the session over, lets it go. False once it is let go.
+   */
+  heartbeat(): boolean {
+    if (this.ended) return false;
+    if (!this.lease.held()) {
+      if (!this.finished) this.relinquish();
+      return false;
+    }
+    // Also while it is being saved (an upload can outlast the stale limit): nobody else saves it again.
+    this.lease.renew();
+    return true;
+  }
+
+  /** Another BFF process holds the session now: stop, touch nothing on disk, tell the client (if any) it was replaced. */
+  private relinquish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.ended = true;
+    clearTimeout(this.grace);
+    this.worker?.cancel();
+    this.worker = undefined;
+    this.spool.release();
+    const client = this.client;
+    this.client = undefined;
+    this.onEnd(this);
+    this.options.logger.info({ sessionId: this.id }, "live session taken over by another BFF process");
+    client?.replaced();
+    this.resolveDone({ kind: "moved" });
   }
 
   private waitForClient(): void {
@@ -228,6 +278,7 @@ export class LiveSession {
         words: (update) => {
           if (this.worker !== stream) return;
           if (update.settled.length > 0) {
+            if (!this.lease.held()) return this.relinquish();
             record.settled.push(...update.settled);
             options.records.save(record);
           }
@@ -264,13 +315,23 @@ export class LiveSession {
 
   private async finish(outcome: LiveOutcome): Promise<void> {
     if (this.finished) return;
+    // Saved by whoever holds it: a session taken over elsewhere is that process's to save.
+    if (!this.lease.held()) return this.relinquish();
     this.finished = true;
     clearTimeout(this.grace);
     this.worker?.cancel();
     this.worker = undefined;
-    this.onEnd(this);
     // A refusal before any word saves nothing: the client is told at once and may try again.
-    const saved = outcome.kind === "refused" ? await this.discard() : await this.save();
+    let saved: { transcriptionId?: string; fileId?: string };
+    if (outcome.kind === "refused") saved = await this.discard();
+    else {
+      // Over: no replica may take it up to resume it; one whose holder dies now only saves it.
+      this.record.saving = true;
+      this.options.records.save(this.record);
+      saved = await this.save();
+    }
+    this.ended = true;
+    this.onEnd(this);
     const final = { ...outcome, ...saved } as LiveOutcome;
     this.client?.ended(final);
     this.client = undefined;
@@ -280,6 +341,7 @@ export class LiveSession {
   private async discard(): Promise<Record<string, never>> {
     await this.spool.remove().catch(() => undefined);
     await this.options.records.removeRecord(this.id).catch(() => undefined);
+    SessionLease.removeAll(this.options.records.dir, this.id);
     return {};
   }
 
@@ -311,6 +373,7 @@ export class LiveSession {
       if (!keep) {
         await spool.remove().catch(() => undefined);
         await options.records.removeRecord(record.id).catch(() => undefined);
+        SessionLease.removeAll(options.records.dir, record.id);
       }
     }
   }

@@ -83,7 +83,7 @@ export async function liveRoutes(app: FastifyInstance, options: LiveRouteOptions
               transcription_id: outcome.transcriptionId ?? null,
               file_id: outcome.fileId ?? null,
             });
-          } else if (outcome.kind !== "suspended") {
+          } else if (outcome.kind !== "suspended" && outcome.kind !== "moved") {
             send({ type: "error", code: outcome.kind, message: outcome.message, transcription_id: ("transcriptionId" in outcome && outcome.transcriptionId) || null });
           }
           const { code, reason } = outcomeClose(outcome);

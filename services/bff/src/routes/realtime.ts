@@ -93,7 +93,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: LiveRouteOpt
             if (clientGone) return;
             if (outcome.kind === "stopped") {
               if (itemHasAudio || itemText) complete(awaiting.shift()?.itemId ?? itemId, itemText);
-            } else if (outcome.kind !== "suspended") {
+            } else if (outcome.kind !== "suspended" && outcome.kind !== "moved") {
               send({ type: "error", error: { type: "server_error", code: outcome.kind, message: outcome.message, param: null, event_id: null } });
             }
             const { code, reason } = outcomeClose(outcome);

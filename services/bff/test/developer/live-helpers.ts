@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 
@@ -65,3 +66,25 @@ export async function play(ws: WebSocket, pcm: Buffer, bytesPerSecond = 32_000, 
   }
 }
 
+
+/** Cuts the TCP connection under the WebSocket, as a lost network does (no close frame). */
+export const dropConnection = (ws: WebSocket) => (ws as unknown as { _socket: { destroy(): void } })._socket.destroy();
+
+/** The settled words of a client's `words` messages, as one text. */
+export const liveWords = (messages: Array<Record<string, any>>) =>
+  messages.flatMap((m) => (m.type === "words" ? m.settled.map((w: { text: string }) => w.text) : [])).join("");
+
+/** The PCM of the recordings stored under `storageDir` that hold `bytes` of audio (a WAV found by its size), newest last. */
+export function storedRecordings(storageDir: string, bytes: number): Buffer[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const file = path.join(dir, name);
+      const info = statSync(file);
+      if (info.isDirectory()) walk(file);
+      else if (info.size === 44 + bytes && readFileSync(file).subarray(0, 4).toString("ascii") === "RIFF") found.push(file);
+    }
+  };
+  walk(storageDir);
+  return found.map(pcmOf);
+}

@@ -1,11 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type WebSocket from "ws";
 import { engineUnavailable, synthesize, wordErrorRate } from "../../../transcription/test/helpers.js";
-import { FRAME, open, pcmOf, play } from "./live-helpers.js";
+import { dropConnection, FRAME, liveWords, open, pcmOf, play, storedRecordings } from "./live-helpers.js";
 import { type DeveloperStack, startDeveloperStack } from "./stack.js";
 
 /**
@@ -39,25 +36,10 @@ describe.skipIf(engineUnavailable)("live sessions resumed after a dropped connec
 
   /** The recording media stored for the session: its PCM, found by its size among the stored objects. */
   function storedPcm(bytes: number): Buffer {
-    const found: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const file = path.join(dir, name);
-        const info = statSync(file);
-        if (info.isDirectory()) walk(file);
-        else if (info.size === 44 + bytes && readFileSync(file).subarray(0, 4).toString("ascii") === "RIFF") found.push(file);
-      }
-    };
-    walk(stack.media.storageDir);
+    const found = storedRecordings(stack.media.storageDir, bytes);
     expect(found.length).toBeGreaterThan(0);
-    return pcmOf(found.at(-1)!);
+    return found.at(-1)!;
   }
-
-  /** Cut the TCP connection under the WebSocket, as a lost network does (no close frame). */
-  const dropConnection = (ws: WebSocket) => (ws as unknown as { _socket: { destroy(): void } })._socket.destroy();
-
-  const liveWords = (messages: Array<Record<string, any>>) =>
-    messages.flatMap((m) => (m.type === "words" ? m.settled.map((w: { text: string }) => w.text) : [])).join("");
 
   /** The part a client sends before its connection goes (whole frames), and what its microphone captures during a gap. */
   const cut = () => Math.floor((speech.length * 0.45) / FRAME) * FRAME;

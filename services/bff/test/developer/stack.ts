@@ -38,6 +38,11 @@ export interface DeveloperStack {
   extraBff(env: Record<string, string>): Promise<string>;
   /** Another BFF over the same services that a test may stop (a restart is stop, then another over the same LIVE_SPOOL_DIR). */
   bffInstance(env: Record<string, string>): Promise<{ origin: string; close(): Promise<void> }>;
+  /**
+   * Another BFF over the same services as a process of its own (src/main.ts), which a test
+   * may kill: a replica beside the others, sharing their LIVE_SPOOL_DIR.
+   */
+  bffProcess(env: Record<string, string>): Promise<{ origin: string; child: ChildProcess; close(): Promise<void> }>;
   /** The BFFs' LIVE_SPOOL_DIR unless a test gives its own. */
   spoolDir: string;
   signIn(email: string): Promise<string>;
@@ -216,23 +221,54 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
 
   const bffs: Array<Awaited<ReturnType<typeof buildBff>>> = [];
   const spoolDir = path.join(dir, "live-spool");
+  const bffEnv = (port: number, env: Record<string, string>): Record<string, string> => ({
+    WEB_DIST_DIR: "/nonexistent",
+    AUTH_URL: auth.server.url,
+    MEDIA_URL: media.url,
+    TRANSCRIPTION_URL: transcription.url,
+    EXPORT_URL: exportServer.url,
+    ...(webhooksUrl ? { WEBHOOKS_URL: webhooksUrl } : {}),
+    ...(liveUrl ? { TRANSCRIPTION_LIVE_URL: liveUrl } : {}),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    LIVE_SPOOL_DIR: spoolDir,
+    ...env,
+  });
+  const children = new Set<ChildProcess>();
+  async function startBffProcess(env: Record<string, string>) {
+    const port = await freePort();
+    const child = spawn(process.execPath, ["--import", "tsx", path.resolve(import.meta.dirname, "../../src/main.ts")], {
+      env: {
+        ...process.env,
+        NODE_ENV: "test",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+        ...bffEnv(port, env),
+      },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    children.add(child);
+    const origin = `http://127.0.0.1:${port}`;
+    for (let ready = false; !ready; ) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the BFF process exited during start-up (${child.exitCode ?? child.signalCode})`);
+      ready = await fetch(`${origin}/healthz`).then((r) => r.ok, () => false);
+      if (!ready) await new Promise((r) => setTimeout(r, 200));
+    }
+    return {
+      origin,
+      child,
+      close: async () => {
+        children.delete(child);
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      },
+    };
+  }
   async function startBffInstance(env: Record<string, string>) {
     const port = await freePort();
-    const bff = await buildBff(
-      loadConfig(bffConfigSchema, {
-        WEB_DIST_DIR: "/nonexistent",
-        AUTH_URL: auth.server.url,
-        MEDIA_URL: media.url,
-        TRANSCRIPTION_URL: transcription.url,
-        EXPORT_URL: exportServer.url,
-        ...(webhooksUrl ? { WEBHOOKS_URL: webhooksUrl } : {}),
-        ...(liveUrl ? { TRANSCRIPTION_LIVE_URL: liveUrl } : {}),
-        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        LIVE_SPOOL_DIR: spoolDir,
-        ...env,
-      }),
-      logger,
-    );
+    const bff = await buildBff(loadConfig(bffConfigSchema, bffEnv(port, env)), logger);
     await bff.listen({ host: "127.0.0.1", port });
     bffs.push(bff);
     return {
@@ -252,12 +288,14 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
     media,
     extraBff: startBff,
     bffInstance: startBffInstance,
+    bffProcess: startBffProcess,
     spoolDir,
     ...(live ? { live } : {}),
     ...(liveProcess ? { liveProcess } : {}),
     signIn: async (email) => (await signInWithMagicLink(auth, email)).cookieHeader(),
     async close() {
       for (const bff of bffs) await bff.close();
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       for (const stop of stops) await stop();
       await worker.stop();
       await exportServer.close();
