@@ -3,15 +3,10 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   AudioFileSchema,
-  Provider,
-  ProviderSchema,
-  type ResponseFormat,
-  ResponseFormatSchema,
   SegmentSchema,
   SpeakerSchema,
   SpeakerTurnSchema,
   TimestampGranularity,
-  TimestampGranularitySchema,
   TranscriptionConfigSchema,
   TranscriptionListItemSchema,
   TranscriptionResultSchema,
@@ -24,7 +19,6 @@ import {
   type Revision,
   type VocabularyTerm as ProtoVocabularyTerm,
   type TranscriptionResult,
-  type Settings,
   type Transcription,
   type TranscriptionListItem,
 } from "@transcribe/proto/transcription/v1/transcription";
@@ -32,8 +26,7 @@ import { enumNames } from "@transcribe/platform";
 import type { RevisionRow, TranscriptionRow } from "../db/schema.js";
 import type { ChangeSummary } from "../domain/edit-timing.js";
 import type { RevisionView } from "../editing.js";
-import { isProviderName, type ProviderName } from "../domain/models.js";
-import type { Granularity, ResponseFormat as Format, SettingsInput } from "../domain/settings.js";
+import { granularityNames } from "../domain/settings.js";
 import type { Status } from "../domain/status.js";
 import type { VocabularyTerm } from "../domain/vocabulary.js";
 
@@ -46,43 +39,6 @@ export function toProtoStatus(status: Status): TranscriptionStatus {
 
 export function fromProtoStatus(status: TranscriptionStatus): Status | undefined {
   return statusNames.name(status) as Status | undefined;
-}
-
-/** The registry's provider names are the proto enum's (PROVIDER_GROQ is "groq"; test/registry.test.ts checks each has one). */
-const protoProviders = enumNames<Provider>(ProviderSchema);
-// The settings' other names (formats, granularities) are the proto enums' too.
-const formatNames = enumNames<ResponseFormat>(ResponseFormatSchema);
-const granularityNames = enumNames<TimestampGranularity>(TimestampGranularitySchema);
-
-export function providerToProto(provider: ProviderName): Provider {
-  return protoProviders.value(provider) ?? Provider.UNSPECIFIED;
-}
-
-/** The provider a request names, or undefined for UNSPECIFIED and names this build does not register. */
-export function providerFromProto(provider: Provider): ProviderName | undefined {
-  const name = protoProviders.name(provider);
-  return name !== undefined && isProviderName(name) ? name : undefined;
-}
-
-export function settingsFromProto(settings: Settings | undefined): SettingsInput {
-  if (!settings) return {};
-  // An unspecified granularity keeps a name the settings' check refuses.
-  const granularities = settings.timestampGranularities.map((g) => (granularityNames.name(g) ?? "invalid") as Granularity);
-  return {
-    provider: providerFromProto(settings.provider),
-    model: settings.model || undefined,
-    responseFormat: formatNames.name(settings.responseFormat) as Format | undefined,
-    timestampGranularities: granularities,
-    temperature: settings.temperature,
-    language: settings.language,
-    prompt: settings.prompt,
-    translateToEn: settings.translateToEn,
-    diarize: settings.diarize,
-    minSpeakers: settings.minSpeakers,
-    maxSpeakers: settings.maxSpeakers,
-    vocabulary: settings.vocabulary,
-    useVocabulary: settings.useVocabulary,
-  };
 }
 
 export function vocabularyFromProto(terms: readonly ProtoVocabularyTerm[]) {
