@@ -1,17 +1,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createLogger, createServiceClient, loadConfig, startServiceServer, type ServiceServer } from "@transcribe/platform";
+import { createLogger, createServiceClient, loadConfig, type ServiceServer } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
 import { MediaService } from "@transcribe/proto/media/v1/media";
-import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { SPEAKER_WHEEL } from "@transcribe/transcription/engines/local/diarizer";
-import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
-import { transcriptionServiceImpl } from "@transcribe/transcription/rpc/transcription-service";
 import { JobRunner } from "@transcribe/transcription/worker/job-runner";
 import { type AuthHarness, signInWithMagicLink, startAuth } from "../../auth/test/harness.js";
 import { startMedia, type MediaHarness } from "../../media/test/harness.js";
-import { migratedDatabase, whisperModelsDir, whisperPython } from "../../transcription/test/helpers.js";
+import { migratedDatabase, startTranscriptionApi, testTranscriber, whisperModelsDir, whisperPython } from "../../transcription/test/helpers.js";
 import { buildBff } from "../src/app.js";
 import { bffConfigSchema } from "../src/config.js";
 
@@ -26,9 +23,9 @@ export interface StackOptions {
   name: string;
   logLevel?: string;
   authEnv?: Record<string, string>;
-  /** Media's settings; false: no media (the transcription API's media client points nowhere). */
+  /** Media's settings; false: no media (the transcription API's media client then points at an address nothing listens on). */
   media?: false | { env?: Record<string, string> };
-  /** Start the job worker; `diarizer` gives it the speaker encoder. */
+  /** Start the job worker (needs media); `diarizer` gives it the speaker encoder. */
   worker?: false | { diarizer?: boolean };
   /** Whether the transcription API may download models (into the stack's folder). */
   allowDownload?: boolean;
@@ -61,36 +58,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     mediaOptions ? startMedia(mediaOptions.env ? { env: mediaOptions.env } : {}) : undefined,
     migratedDatabase(),
   ]);
-  // Without media, an address nothing listens on: the calls that need it fail as unavailable.
-  const mediaClient = createServiceClient(MediaService, media?.url ?? "http://127.0.0.1:9");
   const locations = { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: path.join(dir, "models"), allowDownload: options.allowDownload ?? false };
-  const transcription = await startServiceServer({
-    name: "transcription",
-    host: "127.0.0.1",
-    port: 0,
-    logger,
-    routes: (router) =>
-      router.service(
-        TranscriptionService,
-        transcriptionServiceImpl({
-          db: database.db,
-          media: mediaClient,
-          catalog: { locations, engines: new Set(["local"]) },
-          maxAttempts: 3,
-          logger,
-          ...(options.allowDownload ? { python: whisperPython } : {}),
-        }),
-      ),
+  const { server: transcription } = await startTranscriptionApi(database.db, media?.url ?? "http://127.0.0.1:9", whisperModelsDir, {}, {
+    dataModelsDir: locations.dataModelsDir,
+    allowDownload: locations.allowDownload,
+    engines: ["local"],
   });
   let worker: JobRunner | undefined;
   if (options.worker !== false && options.worker !== undefined) {
     worker = new JobRunner({
       db: database.db,
-      media: mediaClient,
+      media: createServiceClient(MediaService, media!.url),
       logger,
       ...(options.worker.diarizer ? { diarizer: { python: whisperPython, weightsCandidates: [path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL)] } } : {}),
-      createTranscriber: () =>
-        new LocalTranscriber({ python: whisperPython, locations, computeType: "int8", threads: 2, beamSize: 1, chunkSeconds: 300, overlapSeconds: 5, chunkTimeFactor: 20, logger }),
+      createTranscriber: () => testTranscriber({ locations, beamSize: 1, logger }),
       options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 500, mediaWaitMaxSeconds: 300, timeFactor: 20, concurrency: 1 },
     });
     worker.start();

@@ -251,7 +251,7 @@ export async function startTranscriptionApi(
   catalogModelsDir = whisperModelsDir,
   keys: { groqKey?: string; elevenLabsKey?: string } = {},
   /** Where downloads land and whether they may happen; the engine's Python that runs them. */
-  models: { dataModelsDir?: string; allowDownload?: boolean; memoryBytes?: number; python?: string } = {},
+  models: { dataModelsDir?: string; allowDownload?: boolean; memoryBytes?: number; python?: string; engines?: readonly string[] } = {},
 ) {
   const media = createServiceClient(MediaService, mediaUrl);
   const server = await startServiceServer({
@@ -272,7 +272,7 @@ export async function startTranscriptionApi(
               dataModelsDir: models.dataModelsDir ?? path.join(tmpdir(), "no-such-data", "models"),
               allowDownload: models.allowDownload ?? false,
             },
-            engines: new Set(["local", "groq", "elevenlabs"]),
+            engines: new Set(models.engines ?? ["local", "groq", "elevenlabs"]),
             ...(models.memoryBytes ? { memoryBytes: models.memoryBytes } : {}),
             keys: { groq: keys.groqKey, elevenlabs: keys.elevenLabsKey },
           },
