@@ -68,6 +68,9 @@ export function testTranscriber(overrides: Partial<ConstructorParameters<typeof 
   });
 }
 
+/** The job worker's timings in the tests: short leases and polls, generous time per audio second on a loaded machine. */
+export const testWorkerOptions = { leaseSeconds: 10, pollMs: 200, retryBaseMs: 300, mediaWaitMaxSeconds: 600, timeFactor: 20, concurrency: 1 };
+
 // ---- speech -------------------------------------------------------------------------
 
 /** Synthesizes speech with espeak-ng into a 16 kHz mono WAV; returns its path and duration. */
