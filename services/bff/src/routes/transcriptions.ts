@@ -27,7 +27,7 @@ import { security } from "../http/openapi.js";
 /**
  * Transcriptions (docs/requirements.md "Entities" for settings, list item and detail, "Validation" for the rules; docs/api.md).
  * The rules and their messages live in the transcription service; these schemas check
- * shapes only, so a person sees the spec's words ('Please select a language').
+ * shapes only, so a person sees the words of docs/requirements.md ('Please select a language').
  *
  * Live status: GET list and detail answer with an ETag; a client polling with
  * If-None-Match gets 304 with no body while nothing changed (docs/api.md).

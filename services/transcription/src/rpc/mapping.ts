@@ -27,7 +27,7 @@ import type { RevisionRow, TranscriptionRow } from "../db/schema.js";
 import type { ChangeSummary } from "../domain/edit-timing.js";
 import type { RevisionView } from "../editing.js";
 import { granularityNames } from "../domain/settings.js";
-import type { Status } from "../domain/status.js";
+import { activeStatuses, type Status } from "../domain/status.js";
 import type { VocabularyTerm } from "../domain/vocabulary.js";
 
 /** The database's status names are the proto enum's (domain/status.ts lists the same ones). */
@@ -154,7 +154,7 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined):
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),
     ...(row.status === "failed" && row.error ? { error: row.error } : {}),
-    ...(row.progress && ["pending", "processing", "transcribing"].includes(row.status) ? { progress: row.progress } : {}),
+    ...(row.progress && (activeStatuses as readonly string[]).includes(row.status) ? { progress: row.progress } : {}),
     ...(!row.result_id && row.live_text ? { liveText: row.live_text } : {}),
   });
 }

@@ -34,7 +34,7 @@ import { AUTO_LANGUAGE } from "../domain/languages.js";
 import { engineModelFor, type ModelDefinition } from "../domain/models.js";
 import { providerToProto, settingsRequestOf, validateName, validateSettings, type JobSettings, type SettingsRequest } from "../domain/settings.js";
 import { validateSpeakerCounts, validateSpeakerName, type Speaker } from "../domain/speakers.js";
-import { canRetry } from "../domain/status.js";
+import { activeStatuses, canRetry } from "../domain/status.js";
 import { latestEngineState } from "../worker/engine-state.js";
 import { listRevisions } from "../db/revisions.js";
 import { readRevision, restoreRevision, saveEdit, transcriptionNotFound } from "../editing.js";
@@ -313,7 +313,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
           .updateTable("transcription_jobs")
           .set({ status: "cancelled", finished_at: sql`now()`, last_error: "Transcription deleted" })
           .where("transcription_id", "=", id)
-          .where("status", "in", ["pending", "processing", "transcribing"])
+          .where("status", "in", [...activeStatuses])
           .execute();
         // Media deletes the objects the event names. Another live transcription of the
         // same file still needs them: then the event names none.
