@@ -22,7 +22,7 @@ import {
   type Transcription,
   type TranscriptionListItem,
 } from "@transcribe/proto/transcription/v1/transcription";
-import { enumNames } from "@transcribe/platform";
+import { enumNames, resultJson } from "@transcribe/platform";
 import type { RevisionRow, TranscriptionRow } from "../db/schema.js";
 import type { ChangeSummary } from "../domain/edit-timing.js";
 import type { RevisionView } from "../editing.js";
@@ -167,35 +167,24 @@ const utf8 = new TextEncoder();
  * one JSON.stringify here instead of a protobuf round trip and a second mapping in the BFF.
  */
 export function toResultJson(view: RevisionView, withWords: boolean): Uint8Array {
+  const { result } = view;
   return utf8.encode(
-    JSON.stringify({
-      id: view.result.id,
-      text: view.text,
-      language: view.result.language,
-      duration: view.result.duration,
-      revision: view.revision.number,
-      segments: view.segments.map((s) => ({
-        id: s.id,
-        start: s.start,
-        end: s.end,
-        text: s.text,
-        ...(s.speaker ? { speaker: s.speaker } : {}),
-        ...(withWords
-          ? {
-              words: s.words.map((w) => ({
-                word: w.word.trim(),
-                start: w.start,
-                end: w.end,
-                ...(w.probability !== undefined && w.probability !== null ? { probability: w.probability } : {}),
-                ...(w.speaker ? { speaker: w.speaker } : {}),
-              })),
-            }
-          : {}),
-      })),
-      speakers: view.result.speakers.map(speakerJson),
-      ...(view.result.speakers_note ? { speakers_note: view.result.speakers_note } : {}),
-      speaker_turns: view.result.speaker_turns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })),
-    }),
+    JSON.stringify(
+      resultJson(
+        {
+          id: result.id,
+          text: view.text,
+          language: result.language,
+          duration: result.duration,
+          revision: view.revision.number,
+          segments: view.segments,
+          speakers: result.speakers,
+          speakersNote: result.speakers_note,
+          speakerTurns: result.speaker_turns,
+        },
+        withWords,
+      ),
+    ),
   );
 }
 
@@ -209,11 +198,3 @@ export function toSpeaker(sp: Speaker) {
   });
 }
 
-function speakerJson(sp: Speaker) {
-  return {
-    id: sp.id,
-    name: sp.name,
-    ...(sp.voiceId ? { voice_id: sp.voiceId } : {}),
-    ...(sp.confidence !== undefined ? { confidence: sp.confidence } : {}),
-  };
-}
