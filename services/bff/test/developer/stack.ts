@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { startServiceServer, type ServiceServer } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
-import { createDatabase, createOutboxRelay, eventTopology, type HostResolver, migrateToLatest, outboxMigrations, PgBossEventBus } from "@transcribe/platform";
+import { createDatabase, createOutboxRelay, type HostResolver, migrateToLatest, outboxMigrations, } from "@transcribe/platform";
 import { buildWebhooks } from "@transcribe/webhooks/build";
 import { webhooksConfigSchema } from "@transcribe/webhooks/config";
 import { migrations as webhooksMigrations } from "@transcribe/webhooks/db/migrations";
-import { createTestDatabase } from "@transcribe/platform/testing";
+import { createTestDatabase, testEventBus } from "@transcribe/platform/testing";
 import type { AuthHarness } from "../../../auth/test/harness.js";
 import type { MediaHarness } from "../../../media/test/harness.js";
 import { exportConfigSchema } from "@transcribe/export/config";
@@ -85,19 +85,7 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
   if (options.webhooks) {
     // transcription's outbox → the embedded bus (pg-boss) → the webhooks service's consumer.
     const eventsDb = await createTestDatabase("developer_events");
-    const bus = new PgBossEventBus({
-      url: eventsDb.url,
-      logger,
-      topology: eventTopology,
-      expireInSeconds: 30,
-      maintenanceIntervalSeconds: 1,
-      pollingIntervalMs: 100,
-      retryLimit: 5,
-      retryDelay: 0,
-      retryBackoff: false,
-      max: 3,
-      stopTimeoutMs: 2_000,
-    });
+    const bus = testEventBus(eventsDb.url, logger);
     await bus.start();
     const transcriptionDatabase = createDatabase(database.url, { max: 2 });
     const relay = createOutboxRelay({ database: transcriptionDatabase, bus, logger, pollIntervalMs: 100 });
