@@ -11,7 +11,7 @@ import {
   LocalObjectStorage,
   migrateToLatest,
   outboxMigrations,
-  PgBossEventBus,
+  type PgBossEventBus,
   startServiceServer,
   type Database,
   type ObjectStorage,
