@@ -20,11 +20,11 @@ export function journeyArgs(scriptUrl) {
 }
 
 /**
- * A journey's page in a fresh 1280×900 context: the page errors it collects (a journey fails
+ * A journey's page in a fresh 1280×900 context (`contextOptions` adds to or overrides Playwright's): the page errors it collects (a journey fails
  * on any) and `shot(name)`, a screenshot `web-<journey>-<name>.png` when a folder was given.
  */
-export async function openJourneyPage(browser, { journey, screenshotDir, acceptDownloads = false, fullPage = false }) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...(acceptDownloads ? { acceptDownloads } : {}) });
+export async function openJourneyPage(browser, { journey, screenshotDir, acceptDownloads = false, fullPage = false, contextOptions = {} }) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...(acceptDownloads ? { acceptDownloads } : {}), ...contextOptions });
   const page = await context.newPage();
   const pageErrors = [];
   page.on("pageerror", (error) => pageErrors.push(error.message));
