@@ -1,9 +1,9 @@
 /**
- * Part of `npm run lint`: code cites only what is in the repository. A comment (or any line
- * of code, test names included) that cites an issue number or a section of a document
- * outside the repository fails the lint; say the reason itself, or cite a `docs/...` file
+ * Part of `npm run lint`: code and docs cite only what is in the repository. A comment (or any
+ * line of code, test names included, or of a Markdown document: README.md, docs/) that cites
+ * an issue number or a section of a document outside the repository fails the lint; say the reason itself, or cite a `docs/...` file
  * (the product's texts and limits are in docs/requirements.md, choices in docs/decisions/).
- * A section of a repository document (`docs/benchmarks.md §4`) is allowed.
+ * A section of a repository document (`docs/benchmarks.md §4`, `` `docs/benchmarks.md` §4 ``) is allowed.
  *
  *   npx tsx scripts/check-citations.ts            the tracked files
  *   npx tsx scripts/check-citations.ts FILE...    these files only
@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-const CHECKED = /\.(ts|tsx|mts|cts|js|mjs|cjs|py|sh|yaml|yml|proto)$/;
+const CHECKED = /\.(ts|tsx|mts|cts|js|mjs|cjs|py|sh|yaml|yml|proto|md)$/;
 const GENERATED = [/(^|\/)node_modules\//, /(^|\/)gen\//, /routeTree\.gen\.ts$/];
 const SECTION = "\u00a7";
 
@@ -21,7 +21,7 @@ const RULES: Array<{ pattern: RegExp; reason: string }> = [
   { pattern: /\bissues?\s+#?\d+/i, reason: "cites an issue number" },
   { pattern: new RegExp(`\\bspec(?:'s)?\\s*(?:\\(\\s*)?${SECTION}`, "i"), reason: "cites a section of the spec" },
   // A bare section sign with a number, unless it follows a repository document's name.
-  { pattern: new RegExp(`(?<!\\.md\\s?)${SECTION}\\s?\\d`), reason: "cites a section of a document outside the repository" },
+  { pattern: new RegExp(`(?<!\\.md\`?\\s?)${SECTION}\\s?\\d`), reason: "cites a section of a document outside the repository" },
 ];
 
 export function citationProblems(text: string): Array<{ line: number; reason: string; text: string }> {

@@ -127,9 +127,7 @@ async function main(): Promise<void> {
         const request = {
           durationSeconds: audio.seconds,
           engineModel: model,
-          language: "en",
-          task: "transcribe" as const,
-          temperature: 0,
+          settings: { language: "en", translateToEn: false, temperature: 0 },
           signal: new AbortController().signal,
         };
         // Engines started and the model loaded (in both engines for parallel), as in a worker that has run a job.

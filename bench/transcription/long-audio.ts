@@ -50,9 +50,7 @@ const result = await engine.transcribe({
   audioPath: long,
   durationSeconds: duration,
   engineModel: values.model!,
-  language: "en",
-  task: "transcribe",
-  temperature: 0,
+  settings: { language: "en", translateToEn: false, temperature: 0 },
   signal: new AbortController().signal,
   onChunk: async (chunk) => {
     chunks++;

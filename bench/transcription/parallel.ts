@@ -67,9 +67,7 @@ async function main(): Promise<void> {
     audioPath: audio.file,
     durationSeconds: audio.seconds,
     engineModel: values.model!,
-    language: "en",
-    task: "transcribe" as const,
-    temperature: 0,
+    settings: { language: "en", translateToEn: false, temperature: 0 },
     signal: new AbortController().signal,
     onChunk,
   });

@@ -1,15 +1,6 @@
 #!/usr/bin/env node
-// Browser acceptance of accounts (decision 0006) against a running stack with a mail catcher:
-// open /account signed out → sent to /?redirect=/account → sign in through the UI with a
-// fresh e-mail and the link from the mail catcher → land on /account ('Account Settings')
-// → change the name → the user menu shows it → sign out → /dashboard sends to / again.
-// Usage: node web/e2e/accounts.mjs <base-url> <mail-catcher-url> [screenshot-dir]
-//   e.g. node web/e2e/accounts.mjs http://127.0.0.1:8080 http://127.0.0.1:1080
-// CHROMIUM_PATH overrides the browser binary (default /usr/bin/chromium).
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { journeyArgs, TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, openJourneyPage, TIMEOUT_MS } from "./lib/journey.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -19,15 +10,7 @@ const newName = `Ada Tester ${Math.random().toString(36).slice(2, 6)}`;
 const browser = await launchBrowser();
 
 try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  const shot = async (name) => {
-    if (!screenshotDir) return;
-    await mkdir(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `web-accounts-${name}.png`) });
-  };
+  const { page, pageErrors, shot } = await openJourneyPage(browser, { journey: "accounts", screenshotDir, contextOptions: { viewport: { width: 1280, height: 860 } } });
 
   const { origin } = await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/account", check, timeout: TIMEOUT_MS });
   const heading = await visible(page.getByRole("heading", { level: 1, name: "Account Settings" }), TIMEOUT_MS);

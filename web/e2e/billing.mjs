@@ -13,7 +13,7 @@
 // limit there), STRIPE_WEBHOOK_SECRET (as given to the billing service).
 // ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -22,6 +22,7 @@ import pg from "pg";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { chooseInCombobox } from "./lib/controls.mjs";
 import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
+import { openJourneyPage } from "./lib/journey.mjs";
 
 const [baseUrl, mailUrl, screenshotDir] = process.argv.slice(2);
 const databaseUrl = process.env.BILLING_DATABASE_URL;
@@ -60,15 +61,7 @@ try {
   espeakNgSync(["-w", path.join(workDir, "speech.wav"), "This short recording is used to check the free plan's limit."]);
   execFileSync(FFMPEG, ["-hide_banner", "-loglevel", "error", "-y", "-i", path.join(workDir, "speech.wav"), "-codec:a", "libmp3lame", "-b:a", "96k", audioPath]);
 
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const shot = async (name) => {
-    if (!screenshotDir) return;
-    await mkdir(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `web-billing-${name}.png`), fullPage: true });
-  };
-  const pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
+  const { context, page, pageErrors, shot } = await openJourneyPage(browser, { journey: "billing", screenshotDir, fullPage: true });
   // Stripe's hosted pages are not reachable from here: record where the app sends the
   // browser and answer with a stub page.
   const stripeVisits = [];

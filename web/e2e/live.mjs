@@ -9,11 +9,11 @@
 // Usage: node web/e2e/live.mjs <base-url> <mail-catcher-url> [screenshot-dir]
 // ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { journeyArgs, TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, openJourneyPage, TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
@@ -42,15 +42,7 @@ try {
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: [...CHROMIUM_ARGS, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", `--use-file-for-fake-audio-capture=${wavPath}`, "--autoplay-policy=no-user-gesture-required"],
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ["microphone"] });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  const shot = async (name) => {
-    if (!screenshotDir) return;
-    await mkdir(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `web-live-${name}.png`) });
-  };
+  const { page, pageErrors, shot } = await openJourneyPage(browser, { journey: "live", screenshotDir, contextOptions: { permissions: ["microphone"] } });
 
   await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/dashboard", check, timeout: TIMEOUT_MS });
   const link = page.getByRole("link", { name: "Start live transcription" });

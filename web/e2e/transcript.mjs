@@ -10,13 +10,13 @@
 // ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary;
 // E2E_TRANSCRIPTION_TIMEOUT_MS the wait for the engine (default 5 minutes).
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { exportEachFormat } from "./lib/exports.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, openJourneyPage, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { espeakNgSync, FFMPEG, FFPROBE } from "./lib/media-tools.mjs";
 
@@ -79,15 +79,7 @@ try {
   const seconds = Number(execFileSync(FFPROBE, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", audioPath], { encoding: "utf8" }).trim());
   check("espeak-ng and ffmpeg made a real mp3 of the script", size > 10_000 && seconds > 6, `${size} bytes, ${seconds.toFixed(1)} s`);
 
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  const shot = async (name) => {
-    if (!screenshotDir) return;
-    await mkdir(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `web-transcript-${name}.png`) });
-  };
+  const { page, pageErrors, shot } = await openJourneyPage(browser, { journey: "transcript", screenshotDir, acceptDownloads: true });
 
   await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/dashboard", check, timeout: TIMEOUT_MS });
   check("the dashboard shows 'Your Transcriptions'", await visible(page.getByRole("heading", { level: 1, name: "Your Transcriptions" }), TIMEOUT_MS));

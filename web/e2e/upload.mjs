@@ -7,11 +7,11 @@
 // Usage: node web/e2e/upload.mjs <base-url> <mail-catcher-url> [screenshot-dir]
 // ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, openJourneyPage, TIMEOUT_MS, PROCESSING_TIMEOUT_MS } from "./lib/journey.mjs";
 import { chooseInCombobox } from "./lib/controls.mjs";
 import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
@@ -31,15 +31,7 @@ try {
   const size = (await stat(audioPath)).size;
   check("espeak-ng and ffmpeg made a real mp3", size > 10_000, `${size} bytes`);
 
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  const shot = async (name) => {
-    if (!screenshotDir) return;
-    await mkdir(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `web-upload-${name}.png`) });
-  };
+  const { context, page, pageErrors, shot } = await openJourneyPage(browser, { journey: "upload", screenshotDir });
 
   await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/dashboard", check, timeout: TIMEOUT_MS });
   check("the dashboard shows 'Your Transcriptions'", await visible(page.getByRole("heading", { level: 1, name: "Your Transcriptions" }), TIMEOUT_MS));

@@ -10,10 +10,10 @@
 // Usage: node web/e2e/voices.mjs <base-url> <mail-catcher-url> [screenshot-dir]
 // ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, openJourneyPage, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
@@ -99,15 +99,7 @@ async function nameOn(page, words) {
 try {
   const first = conversation(FIRST, `e2e-voices-one-${Date.now()}`);
   const second = conversation(SECOND, `e2e-voices-two-${Date.now()}`);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  const shot = async (name) => {
-    if (!screenshotDir) return;
-    await mkdir(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `web-voices-${name}.png`), fullPage: true });
-  };
+  const { page, pageErrors, shot } = await openJourneyPage(browser, { journey: "voices", screenshotDir, acceptDownloads: true, fullPage: true });
 
   await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/account", check, timeout: TIMEOUT_MS });
   const section = page.getByTestId("account-voices");

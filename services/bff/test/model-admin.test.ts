@@ -1,19 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { createLogger, createServiceClient, loadConfig, startServiceServer, type ServiceServer } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
-import { MediaService } from "@transcribe/proto/media/v1/media";
-import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthHarness, signInWithMagicLink, startAuth } from "../../auth/test/harness.js";
-import { transcriptionServiceImpl } from "@transcribe/transcription/rpc/transcription-service";
-import { engineUnavailable, migratedDatabase, whisperModelsDir, whisperPython } from "../../transcription/test/helpers.js";
+import { engineUnavailable } from "../../transcription/test/helpers.js";
 import { fakeModel, startHub } from "../../transcription/test/hub-server.js";
-import { buildBff } from "../src/app.js";
-import { bffConfigSchema } from "../src/config.js";
-
-const logger = createLogger("bff-model-admin-test", "silent");
+import { startStack, type Stack } from "./stack.js";
 
 interface ModelJson {
   id: string;
@@ -32,67 +21,30 @@ interface ModelJson {
  * speaking the model hub's API (HF_ENDPOINT), and the refusals a hostile caller meets.
  */
 describe.skipIf(engineUnavailable)("speech models for administrators (BFF)", () => {
-  let auth: AuthHarness;
-  let database: Awaited<ReturnType<typeof migratedDatabase>>;
-  let transcription: ServiceServer;
+  let stack: Stack;
   let hub: Awaited<ReturnType<typeof startHub>>;
-  let bff: Awaited<ReturnType<typeof buildBff>>;
   let origin: string;
-  let dir: string;
   let admin: string;
   let user: string;
   const previousEndpoint = process.env.HF_ENDPOINT;
 
   beforeAll(async () => {
-    const bffPort = await freePort();
-    origin = `http://127.0.0.1:${bffPort}`;
-    dir = await mkdtemp(path.join(os.tmpdir(), "bff-models-"));
     hub = await startHub(fakeModel(2_000_000), { repo: "Systran/faster-whisper-small.en" });
     process.env.HF_ENDPOINT = hub.url;
-    [auth, database] = await Promise.all([startAuth(), migratedDatabase()]);
-    transcription = await startServiceServer({
-      name: "transcription",
-      host: "127.0.0.1",
-      port: 0,
-      logger,
-      routes: (router) =>
-        router.service(
-          TranscriptionService,
-          transcriptionServiceImpl({
-            db: database.db,
-            // Model administration never calls media.
-            media: createServiceClient(MediaService, "http://127.0.0.1:9"),
-            catalog: { locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: path.join(dir, "models"), allowDownload: true }, engines: new Set(["local"]) },
-            maxAttempts: 3,
-            logger,
-            python: whisperPython,
-          }),
-        ),
-    });
-    bff = await buildBff(
-      loadConfig(bffConfigSchema, {
-        WEB_DIST_DIR: "/nonexistent",
-        AUTH_URL: auth.server.url,
-        TRANSCRIPTION_URL: transcription.url,
-        PUBLIC_BASE_URL: origin,
-        ADMIN_EMAILS: " Admin-Models@example.com ,someone-else@example.com",
-      }),
-      logger,
-    );
-    await bff.listen({ host: "127.0.0.1", port: bffPort });
-    admin = (await signInWithMagicLink(auth, "admin-models@example.com")).cookieHeader();
-    user = (await signInWithMagicLink(auth, "user-models@example.com")).cookieHeader();
+    // Model administration never calls media, and no job runs.
+    stack = await startStack({ name: "models", media: false, worker: false, allowDownload: true });
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    await stack.startBff({ PUBLIC_BASE_URL: origin, ADMIN_EMAILS: " Admin-Models@example.com ,someone-else@example.com" }, port);
+    admin = await stack.signIn("admin-models@example.com");
+    user = await stack.signIn("user-models@example.com");
   }, 180_000);
 
   afterAll(async () => {
     if (previousEndpoint === undefined) delete process.env.HF_ENDPOINT;
     else process.env.HF_ENDPOINT = previousEndpoint;
-    await bff?.close();
-    await transcription?.close();
+    await stack?.stop();
     await hub?.close();
-    await auth?.close();
-    await database?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const api = (cookie: string | undefined, method: string, url: string) =>

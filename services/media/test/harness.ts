@@ -7,18 +7,17 @@ import {
   createLogger,
   createOutboxRelay,
   createServiceClient,
-  eventTopology,
   loadConfig,
   LocalObjectStorage,
   migrateToLatest,
   outboxMigrations,
-  PgBossEventBus,
+  type PgBossEventBus,
   startServiceServer,
   type Database,
   type ObjectStorage,
   type ServiceServer,
 } from "@transcribe/platform";
-import { createTestDatabase, freePort } from "@transcribe/platform/testing";
+import { createTestDatabase, freePort, testEventBus } from "@transcribe/platform/testing";
 import { MediaService as MediaRpc } from "@transcribe/proto/media/v1/media";
 import type { Kysely } from "kysely";
 import { buildMedia, STORAGE_ROUTE_PREFIX, type MediaService } from "../src/app.js";
@@ -72,19 +71,7 @@ export async function startMedia(options: HarnessOptions = {}): Promise<MediaHar
   });
   const database = createDatabase<MediaDatabase>(serviceDb.url, { max: 8 });
   await migrateToLatest(database.db, { ...outboxMigrations, ...migrations });
-  const bus = new PgBossEventBus({
-    url: eventsDb.url,
-    logger,
-    topology: eventTopology,
-    expireInSeconds: 30,
-    maintenanceIntervalSeconds: 1,
-    pollingIntervalMs: 100,
-    retryLimit: 5,
-    retryDelay: 0,
-    retryBackoff: false,
-    max: 3,
-    stopTimeoutMs: 2_000,
-  });
+  const bus = testEventBus(eventsDb.url, logger);
   await bus.start();
   const relay = createOutboxRelay({ database, bus, logger, pollIntervalMs: 100 });
 

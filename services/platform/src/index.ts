@@ -22,4 +22,5 @@ export * from "./net/address-guard.js";
 export * from "./net/outbound-fetch.js";
 export * from "./media/content-types.js";
 export * from "./text/escape-html.js";
+export * from "./api/result-json.js";
 export * from "./observability/index.js";

@@ -3,6 +3,7 @@ import path from "node:path";
 import { availabilityOf, type Availability, type CatalogEnvironment } from "./catalog.js";
 import type { Db } from "./db/repository.js";
 import { findModel, type ModelDefinition } from "./domain/models.js";
+import { activeStatuses } from "./domain/status.js";
 import { resolveModel } from "./engines/local/models.js";
 import { fetchModel, removeModel } from "./provision/model-fetch.js";
 
@@ -61,7 +62,7 @@ export async function removeLocalModel(deps: ModelAdminDeps, id: string): Promis
     .selectFrom("transcription_jobs")
     .select((eb) => eb.fn.countAll<string>().as("count"))
     .where("engine_model", "=", model.engineModel)
-    .where("status", "in", ["pending", "processing", "transcribing"])
+    .where("status", "in", [...activeStatuses])
     .executeTakeFirstOrThrow();
   if (Number(busy.count) > 0) {
     throw new AppError("failed_precondition", `${model.id} is in use by ${busy.count} transcription job(s); remove it when they have finished`);

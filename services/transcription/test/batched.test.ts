@@ -27,9 +27,7 @@ const request = (audio: { path: string; duration: number }, overrides: Partial<P
   audioPath: audio.path,
   durationSeconds: audio.duration,
   engineModel: "base",
-  language: "en" as string | undefined,
-  task: "transcribe" as const,
-  temperature: 0,
+  settings: { language: "en", translateToEn: false, temperature: 0 },
   signal: new AbortController().signal,
   ...overrides,
 });
@@ -91,11 +89,11 @@ describe.skipIf(engineUnavailable)("batched decoding (BatchedInferencePipeline, 
     const spanish = "Hoy hace buen tiempo. Vamos a la playa con mis amigos. Después comemos en un restaurante.";
     const speech = await synthesize(spanish, { voice: "es", speed: 140 });
     const engine = make();
-    const detected = await engine.transcribe(request(speech, { language: undefined }));
+    const detected = await engine.transcribe(request(speech, { settings: { language: "auto", translateToEn: false, temperature: 0 } }));
     expect(detected.sourceLanguage).toBe("es");
     expect(words(detected.text)).toEqual(expect.arrayContaining(["playa", "amigos"]));
 
-    const translated = await engine.transcribe(request(speech, { language: undefined, task: "translate" }));
+    const translated = await engine.transcribe(request(speech, { settings: { language: "auto", translateToEn: true, temperature: 0 } }));
     console.log(`[batched] es→en: ${translated.text}`);
     const ws = words(translated.text);
     const english = ws.filter((w) => ["today", "weather", "good", "we", "go", "to", "the", "beach", "with", "my", "friends", "then", "eat", "in", "restaurant"].includes(w));

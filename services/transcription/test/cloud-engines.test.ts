@@ -26,9 +26,7 @@ const request = (audio: { path: string; duration: number }, extra: Partial<Trans
   audioPath: audio.path,
   durationSeconds: audio.duration,
   engineModel: "whisper-large-v3",
-  language: "en",
-  task: "transcribe",
-  temperature: 0,
+  settings: { language: "en", translateToEn: false, temperature: 0 },
   signal: new AbortController().signal,
   ...extra,
 });
@@ -65,7 +63,7 @@ describe.skipIf(engineUnavailable)("Groq adapter against a server with Groq's AP
 
   it("sends verbose_json with word and segment granularities and returns timed words", { timeout: 180_000 }, async () => {
     const groq = new GroqTranscriber({ apiKey: "gsk_test_key", baseURL: server.url });
-    const result = await groq.transcribe({ ...request(english), prompt: "A committee meeting.", vocabulary: ["EyeLink", "Real Reaction"] });
+    const result = await groq.transcribe({ ...request(english), settings: { language: "en", translateToEn: false, temperature: 0, prompt: "A committee meeting." }, vocabulary: ["EyeLink", "Real Reaction"] });
     const sent = server.requests.at(-1)!;
     expect(sent.path).toBe("/openai/v1/audio/transcriptions");
     // The vocabulary follows the user's prompt (decision 0029).
@@ -94,7 +92,7 @@ describe.skipIf(engineUnavailable)("Groq adapter against a server with Groq's AP
   it("translates with whisper-large-v3 on /audio/translations", { timeout: 180_000 }, async () => {
     const spanish = await synthesize(SPANISH, { voice: "es", speed: 140, dir });
     const groq = new GroqTranscriber({ apiKey: "gsk_test_key", baseURL: server.url });
-    const result = await groq.transcribe(request(spanish, { language: "es", task: "translate" }));
+    const result = await groq.transcribe(request(spanish, { settings: { language: "es", translateToEn: true, temperature: 0 } }));
     expect(server.requests.at(-1)!.path).toBe("/openai/v1/audio/translations");
     expect(result.language).toBe("en");
     expect(words(result.text).filter((w) => ["today", "is", "a", "good", "we", "go", "to", "the", "beach", "with", "my", "friends", "then", "eat", "in", "restaurant"].includes(w)).length).toBeGreaterThanOrEqual(6);
@@ -142,7 +140,7 @@ describe.skipIf(engineUnavailable)("ElevenLabs adapter against a server with Scr
     expect(await scribe.transcribe(request(english, { engineModel: "scribe_v2" })).catch((e: unknown) => e)).toMatchObject({ kind: "transient", retryAfterMs: 3000 });
     const refused = await new ElevenLabsTranscriber({ apiKey: "nope", baseURL: server.url }).transcribe(request(english, { engineModel: "scribe_v2" })).catch((e: unknown) => e);
     expect(refused).toMatchObject({ kind: "permanent", message: "ElevenLabs refused the server's API key (ELEVENLABS_API_KEY)" });
-    const translate = await scribe.transcribe(request(english, { engineModel: "scribe_v2", task: "translate" })).catch((e: unknown) => e);
+    const translate = await scribe.transcribe(request(english, { engineModel: "scribe_v2", settings: { language: "en", translateToEn: true, temperature: 0 } })).catch((e: unknown) => e);
     expect(translate).toMatchObject({ kind: "permanent" });
   });
 });

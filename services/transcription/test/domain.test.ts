@@ -5,6 +5,7 @@ import { collapseRepeats, compressionRatio, guardSegments } from "../src/domain/
 import { allLanguageCodes, classicLanguageCodes, languageNames } from "../src/domain/languages.js";
 import { engineModelFor, findModel, modelCatalog } from "../src/domain/models.js";
 import { validateName, validateSettings } from "../src/domain/settings.js";
+import { TimestampGranularity } from "@transcribe/proto/transcription/v1/transcription";
 import { canRetry, canTransition, predecessorsOf, statuses } from "../src/domain/status.js";
 import { settleTimeline } from "../src/domain/timeline.js";
 import type { ChunkResult, Segment, Word } from "../src/domain/transcriber.js";
@@ -75,7 +76,7 @@ describe("settings (docs/requirements.md: Validation)", () => {
       "Model whisper-tiny.en cannot translate to English",
     );
     expect(refusal(() => validateSettings({ model: "whisper-base", language: "xx" }))).toBe("Unknown language: xx");
-    expect(refusal(() => validateSettings({ model: "whisper-base", language: "en", timestampGranularities: ["word", "word"] }))).toBe(
+    expect(refusal(() => validateSettings({ model: "whisper-base", language: "en", timestampGranularities: [TimestampGranularity.WORD, TimestampGranularity.WORD] }))).toBe(
       "Timestamp granularities must be distinct",
     );
   });

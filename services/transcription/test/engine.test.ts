@@ -60,9 +60,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
       audioPath: speech.path,
       durationSeconds: speech.duration,
       engineModel: "tiny.en",
-      language: "en",
-      task: "transcribe",
-      temperature: 0,
+      settings: { language: "en", translateToEn: false, temperature: 0 },
       signal: new AbortController().signal,
     });
     const wer = wordErrorRate(ENGLISH, result.text);
@@ -86,9 +84,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
       audioPath: speech.path,
       durationSeconds: speech.duration,
       engineModel: "base",
-      language: undefined,
-      task: "transcribe",
-      temperature: 0,
+      settings: { language: "auto", translateToEn: false, temperature: 0 },
       signal: new AbortController().signal,
     });
     console.log(`[engine] base auto-detect: ${result.sourceLanguage}, WER ${(wordErrorRate(ENGLISH, result.text) * 100).toFixed(1)}%`);
@@ -103,9 +99,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
       audioPath: speech.path,
       durationSeconds: speech.duration,
       engineModel: "base",
-      language: "es",
-      task: "translate",
-      temperature: 0,
+      settings: { language: "es", translateToEn: true, temperature: 0 },
       signal: new AbortController().signal,
     });
     console.log(`[engine] base es→en: ${result.text}`);
@@ -131,9 +125,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
       audioPath: long.path,
       durationSeconds: long.duration,
       engineModel: "tiny.en",
-      language: "en",
-      task: "transcribe",
-      temperature: 0,
+      settings: { language: "en", translateToEn: false, temperature: 0 },
       signal: new AbortController().signal,
     });
     const stored: number[] = [];
@@ -141,9 +133,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
       audioPath: long.path,
       durationSeconds: long.duration,
       engineModel: "tiny.en",
-      language: "en",
-      task: "transcribe",
-      temperature: 0,
+      settings: { language: "en", translateToEn: false, temperature: 0 },
       signal: new AbortController().signal,
       onChunk: async (chunk) => {
         stored.push(chunk.index);
@@ -186,9 +176,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
       audioPath: audio.path,
       durationSeconds: audio.duration,
       engineModel: "tiny.en",
-      language: "en",
-      task: "transcribe",
-      temperature: 0,
+      settings: { language: "en", translateToEn: false, temperature: 0 },
       signal: new AbortController().signal,
       onChunk: async () => {
         windows++;
@@ -221,8 +209,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     const chunks = new Map<number, import("../src/domain/transcriber.js").ChunkResult>();
     const recorder = make(options);
     const first = await recorder.transcribe({
-      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", language: "en",
-      task: "transcribe", temperature: 0, signal: new AbortController().signal,
+      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", settings: { language: "en", translateToEn: false, temperature: 0 }, signal: new AbortController().signal,
       onChunk: async (chunk) => {
         chunks.set(chunk.index, chunk);
       },
@@ -230,8 +217,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     const resumedIndexes: number[] = [];
     const kept = new Map([...chunks].filter(([i]) => i < 2));
     const resumed = await make(options).transcribe({
-      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", language: "en",
-      task: "transcribe", temperature: 0, signal: new AbortController().signal,
+      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", settings: { language: "en", translateToEn: false, temperature: 0 }, signal: new AbortController().signal,
       completedChunks: kept,
       onChunk: async (chunk) => {
         resumedIndexes.push(chunk.index);
@@ -249,8 +235,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     const audio = concatWavs(clips, path.join(dir, "parallel.wav"));
     const options = { chunkSeconds: 7, overlapSeconds: 2 };
     const request = (onChunk?: (chunk: { index: number }) => Promise<void>) => ({
-      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", language: undefined,
-      task: "transcribe" as const, temperature: 0, signal: new AbortController().signal, ...(onChunk ? { onChunk } : {}),
+      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", settings: { language: "auto", translateToEn: false, temperature: 0 }, signal: new AbortController().signal, ...(onChunk ? { onChunk } : {}),
     });
     const sequential = await make({ ...options, threads: 1 }).transcribe(request());
 
@@ -290,8 +275,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     expect(audio.duration).toBeGreaterThan(34);
     const stored: Array<{ start: number; end: number }> = [];
     const result = await make({ chunkSeconds: 300, overlapSeconds: 2, parallelWindows: 2 }).transcribe({
-      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", language: "en",
-      task: "transcribe", temperature: 0, signal: new AbortController().signal,
+      audioPath: audio.path, durationSeconds: audio.duration, engineModel: "tiny.en", settings: { language: "en", translateToEn: false, temperature: 0 }, signal: new AbortController().signal,
       onChunk: async (chunk) => void stored.push({ start: chunk.start, end: chunk.end }),
     });
     // Two windows (not one 300 s window on one engine), at most 30 s each: the floor for cutting finer.
@@ -307,7 +291,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     await writeFile(bad, "this is not audio");
     const engine = make();
     const error = await engine
-      .transcribe({ audioPath: bad, durationSeconds: 3, engineModel: "tiny.en", language: "en", task: "transcribe", temperature: 0, signal: new AbortController().signal })
+      .transcribe({ audioPath: bad, durationSeconds: 3, engineModel: "tiny.en", settings: { language: "en", translateToEn: false, temperature: 0 }, signal: new AbortController().signal })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TranscriberError);
     expect((error as TranscriberError).kind).toBe("permanent");
@@ -316,8 +300,7 @@ describe.skipIf(engineUnavailable)("local Whisper engine (faster-whisper, real w
     const speech = await synthesize(LONG_SCRIPT.join(" "));
     const controller = new AbortController();
     const running = engine.transcribe({
-      audioPath: speech.path, durationSeconds: speech.duration, engineModel: "base", language: "en",
-      task: "transcribe", temperature: 0, signal: controller.signal,
+      audioPath: speech.path, durationSeconds: speech.duration, engineModel: "base", settings: { language: "en", translateToEn: false, temperature: 0 }, signal: controller.signal,
     });
     setTimeout(() => controller.abort(new TranscriberError("transient", "stopped by the test")), 1500);
     const started = Date.now();

@@ -69,6 +69,9 @@ export function testTranscriber(overrides: Partial<ConstructorParameters<typeof 
   });
 }
 
+/** The job worker's timings in the tests: short leases and polls, generous time per audio second on a loaded machine. */
+export const testWorkerOptions = { leaseSeconds: 10, pollMs: 200, retryBaseMs: 300, mediaWaitMaxSeconds: 600, timeFactor: 20, concurrency: 1 };
+
 // ---- speech -------------------------------------------------------------------------
 
 export { wavSeconds };
@@ -240,7 +243,7 @@ export async function startTranscriptionApi(
   catalogModelsDir = whisperModelsDir,
   keys: { groqKey?: string; elevenLabsKey?: string } = {},
   /** Where downloads land and whether they may happen; the engine's Python that runs them. */
-  models: { dataModelsDir?: string; allowDownload?: boolean; memoryBytes?: number; python?: string } = {},
+  models: { dataModelsDir?: string; allowDownload?: boolean; memoryBytes?: number; python?: string; engines?: readonly string[] } = {},
 ) {
   const media = createServiceClient(MediaService, mediaUrl);
   const server = await startServiceServer({
@@ -261,7 +264,7 @@ export async function startTranscriptionApi(
               dataModelsDir: models.dataModelsDir ?? path.join(tmpdir(), "no-such-data", "models"),
               allowDownload: models.allowDownload ?? false,
             },
-            engines: new Set(["local", "groq", "elevenlabs"]),
+            engines: new Set(models.engines ?? ["local", "groq", "elevenlabs"]),
             ...(models.memoryBytes ? { memoryBytes: models.memoryBytes } : {}),
             keys: { groq: keys.groqKey, elevenlabs: keys.elevenLabsKey },
           },

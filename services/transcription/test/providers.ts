@@ -100,9 +100,7 @@ async function transcribeUpload(transcriber: LocalTranscriber, bytes: Buffer, mo
       audioPath: file,
       durationSeconds: 0.01,
       engineModel: model,
-      language,
-      task,
-      temperature: 0,
+      settings: { language: language ?? "auto", translateToEn: task === "translate", temperature: 0 },
       signal: new AbortController().signal,
     });
   } finally {

@@ -9,7 +9,6 @@ import { FileStatus, MediaService } from "@transcribe/proto/media/v1/media";
 import { Provider, TimestampGranularity, TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcription";
 import { describe, expect, it } from "vitest";
 import { heartbeat, leaseJob } from "../src/db/repository.js";
-import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { transcriptionConsumer } from "../src/events/consumer.js";
 import { JobRunner } from "../src/worker/job-runner.js";
 import {
@@ -19,7 +18,8 @@ import {
   synthesize,
   transcriptionApiForFile,
   whisperModelsDir,
-  whisperPython,
+  testTranscriber,
+  testWorkerOptions,
   wordErrorRate,
 } from "./helpers.js";
 
@@ -53,18 +53,8 @@ function runner() {
     media: createServiceClient(MediaService, stack.media.url),
     logger,
     createTranscriber: () =>
-      new LocalTranscriber({
-        python: whisperPython,
-        locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
-        computeType: "int8",
-        threads: 2,
-        beamSize: 1,
-        chunkSeconds: 300,
-        overlapSeconds: 5,
-        chunkTimeFactor: 20,
-        logger,
-      }),
-    options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 300, mediaWaitMaxSeconds: 600, timeFactor: 20, concurrency: 1 },
+      testTranscriber({ beamSize: 1 }),
+    options: testWorkerOptions,
   });
 }
 

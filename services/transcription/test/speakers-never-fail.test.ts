@@ -11,9 +11,8 @@ import { buildConversation, DIALOGUE } from "../../../bench/diarization/conversa
 import { applyEdit } from "../src/domain/edit-timing.js";
 import { assignSpeakers } from "../src/domain/speakers.js";
 import { SPEAKER_WHEEL, type DiarizerOptions } from "../src/engines/local/diarizer.js";
-import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { JobRunner } from "../src/worker/job-runner.js";
-import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, whisperModelsDir, whisperPython } from "./helpers.js";
+import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, testTranscriber, testWorkerOptions, whisperModelsDir, whisperPython } from "./helpers.js";
 
 /**
  * Speakers never fail a transcript (decision 0020): whatever stops the diarizer, the
@@ -85,18 +84,8 @@ describe.skipIf(unavailable)("a transcription with speakers always completes (re
       logger,
       diarizer: { python: whisperPython, weightsCandidates: [weights], ...diarizer },
       createTranscriber: () =>
-        new LocalTranscriber({
-          python: whisperPython,
-          locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
-          computeType: "int8",
-          threads: 2,
-          beamSize: 1,
-          chunkSeconds: 300,
-          overlapSeconds: 5,
-          chunkTimeFactor: 20,
-          logger,
-        }),
-      options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 300, mediaWaitMaxSeconds: 600, timeFactor: 20, concurrency: 1 },
+        testTranscriber({ beamSize: 1 }),
+      options: testWorkerOptions,
     });
   }
 

@@ -17,10 +17,9 @@ import { diarizeFile, SPEAKER_WHEEL, SPEAKER_WHEEL_SHA256 } from "../src/engines
 import type { Transcriber } from "../src/domain/transcriber.js";
 import { ElevenLabsTranscriber } from "../src/engines/cloud/elevenlabs.js";
 import { GroqTranscriber } from "../src/engines/cloud/groq.js";
-import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { JobRunner } from "../src/worker/job-runner.js";
 import { startElevenLabsServer, startGroqServer, type ProviderServer } from "./providers.js";
-import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, whisperModelsDir, whisperPython } from "./helpers.js";
+import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, testTranscriber, testWorkerOptions, whisperModelsDir, whisperPython } from "./helpers.js";
 
 // The cloud adapters cut windows with FFMPEG_PATH, as the launcher hands the worker media's choice
 // (the npm package's ffmpeg on a machine without a system one).
@@ -237,18 +236,8 @@ describe.skipIf(diarizerUnavailable)("speakers through the service and the worke
           ? new GroqTranscriber({ apiKey: "gsk_test", baseURL: groq.url })
           : provider === "elevenlabs"
             ? new ElevenLabsTranscriber({ apiKey: "xi_test", baseURL: scribe.url })
-            : new LocalTranscriber({
-          python: whisperPython,
-          locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
-          computeType: "int8",
-          threads: 2,
-          beamSize: 1,
-          chunkSeconds: 300,
-          overlapSeconds: 5,
-          chunkTimeFactor: 20,
-          logger,
-        }),
-      options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 300, mediaWaitMaxSeconds: 600, timeFactor: 20, concurrency: 1 },
+            : testTranscriber({ beamSize: 1 }),
+      options: testWorkerOptions,
     });
   }
 

@@ -30,9 +30,7 @@ describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary on real speec
         audioPath: path.join(AMI, `${clip}.wav`),
         durationSeconds: 30,
         engineModel: "base",
-        language: "en",
-        task: "transcribe",
-        temperature: 0,
+        settings: { language: "en", translateToEn: false, temperature: 0 },
         vocabulary,
         signal: new AbortController().signal,
       })

@@ -8,11 +8,10 @@ import { TranscriptionStatus } from "@transcribe/proto/transcription/v1/transcri
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildConversation, type VOICES } from "../../../bench/diarization/conversation.js";
 import { SPEAKER_WHEEL } from "../src/engines/local/diarizer.js";
-import { LocalTranscriber } from "../src/engines/local/local-transcriber.js";
 import { transcriptionConsumer } from "../src/events/consumer.js";
 import { cosine, matchConfidence, matchVoices, strengthen, unit, VOICE_MATCH_THRESHOLD } from "../src/domain/voices.js";
 import { JobRunner } from "../src/worker/job-runner.js";
-import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, whisperModelsDir, whisperPython } from "./helpers.js";
+import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, testTranscriber, testWorkerOptions, whisperModelsDir, whisperPython } from "./helpers.js";
 
 const weights = path.join(whisperModelsDir, "speaker-encoder", SPEAKER_WHEEL);
 const unavailable = engineUnavailable ?? (existsSync(weights) ? undefined : `no speaker-encoder weights at ${weights}`);
@@ -88,18 +87,8 @@ describe.skipIf(unavailable)("voices known across recordings (real PostgreSQL, r
       logger,
       diarizer: { python: whisperPython, weightsCandidates: [weights] },
       createTranscriber: () =>
-        new LocalTranscriber({
-          python: whisperPython,
-          locations: { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: "/nonexistent/models", allowDownload: false },
-          computeType: "int8",
-          threads: 2,
-          beamSize: 1,
-          chunkSeconds: 300,
-          overlapSeconds: 5,
-          chunkTimeFactor: 20,
-          logger,
-        }),
-      options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 300, mediaWaitMaxSeconds: 600, timeFactor: 20, concurrency: 1 },
+        testTranscriber({ beamSize: 1 }),
+      options: testWorkerOptions,
     });
     worker.start();
   }, 120_000);

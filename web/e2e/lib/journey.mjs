@@ -2,6 +2,7 @@
 // (`node web/e2e/<name>.mjs <base-url> <mail-catcher-url> [screenshot-dir]`) and the time
 // limits a busy machine may need (E2E_TIMEOUT_MS for a page, E2E_PROCESSING_TIMEOUT_MS for
 // media's processing, E2E_TRANSCRIPTION_TIMEOUT_MS for a transcription).
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 
 export const TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20_000);
@@ -16,4 +17,21 @@ export function journeyArgs(scriptUrl) {
     process.exit(2);
   }
   return { baseUrl, mailUrl, screenshotDir };
+}
+
+/**
+ * A journey's page in a fresh 1280×900 context (`contextOptions` adds to or overrides Playwright's): the page errors it collects (a journey fails
+ * on any) and `shot(name)`, a screenshot `web-<journey>-<name>.png` when a folder was given.
+ */
+export async function openJourneyPage(browser, { journey, screenshotDir, acceptDownloads = false, fullPage = false, contextOptions = {} }) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...(acceptDownloads ? { acceptDownloads } : {}), ...contextOptions });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  const shot = async (name) => {
+    if (!screenshotDir) return;
+    await mkdir(screenshotDir, { recursive: true });
+    await page.screenshot({ path: path.join(screenshotDir, `web-${journey}-${name}.png`), ...(fullPage ? { fullPage } : {}) });
+  };
+  return { context, page, pageErrors, shot };
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
-import { AppError, enumNames } from "@transcribe/platform";
+import { AppError, enumNames, resultJson, speakerJson } from "@transcribe/platform";
 import type { MediaService } from "@transcribe/proto/media/v1/media";
 import {
   Provider,
@@ -27,7 +27,7 @@ import { security } from "../http/openapi.js";
 /**
  * Transcriptions (docs/requirements.md "Entities" for settings, list item and detail, "Validation" for the rules; docs/api.md).
  * The rules and their messages live in the transcription service; these schemas check
- * shapes only, so a person sees the spec's words ('Please select a language').
+ * shapes only, so a person sees the words of docs/requirements.md ('Please select a language').
  *
  * Live status: GET list and detail answer with an ETag; a client polling with
  * If-None-Match gets 304 with no body while nothing changed (docs/api.md).
@@ -182,34 +182,7 @@ export const resultSchema = z
 
 /** A result as the contract shows it; words only come when the service sent them (WORD granularity). */
 export function toResultBody(r: TranscriptionResult, withWords = true): z.infer<typeof resultSchema> {
-  return {
-    id: r.id,
-    text: r.text,
-    language: r.language,
-    duration: r.duration,
-    revision: r.revision,
-    segments: r.segments.map((s) => ({
-      id: s.id,
-      start: s.start,
-      end: s.end,
-      text: s.text,
-      ...(s.speaker ? { speaker: s.speaker } : {}),
-      ...(withWords
-        ? {
-            words: s.words.map((w) => ({
-              word: w.word,
-              start: w.start,
-              end: w.end,
-              ...(w.probability !== undefined ? { probability: w.probability } : {}),
-              ...(w.speaker ? { speaker: w.speaker } : {}),
-            })),
-          }
-        : {}),
-    })),
-    speakers: r.speakers.map(speakerOf),
-    ...(r.speakersNote ? { speakers_note: r.speakersNote } : {}),
-    speaker_turns: r.speakerTurns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })),
-  };
+  return resultJson(r, withWords);
 }
 
 export const detailSchema = z
@@ -298,8 +271,8 @@ const notModifiedSchema = z.null().describe("Not modified");
 
 const speakerListSchema = z.object({ speakers: z.array(speakerSchema) }).meta({ id: "SpeakerList", description: "Every speaker of the transcript with its name after the rename" });
 
-function speakerOf(sp: { id: string; name: string; voiceId?: string | undefined; confidence?: number | undefined }): z.infer<typeof speakerSchema> {
-  return { id: sp.id, name: sp.name, ...(sp.voiceId ? { voice_id: sp.voiceId } : {}), ...(sp.confidence !== undefined ? { confidence: sp.confidence } : {}) };
+function speakerOf(sp: Parameters<typeof speakerJson>[0]): z.infer<typeof speakerSchema> {
+  return speakerJson(sp);
 }
 
 function userId(request: FastifyRequest): string {

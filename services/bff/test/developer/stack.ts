@@ -1,34 +1,25 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { createLogger, createServiceClient, loadConfig, startServiceServer, type ServiceServer } from "@transcribe/platform";
+import { startServiceServer, type ServiceServer } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
-import { MediaService } from "@transcribe/proto/media/v1/media";
-import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
-import { createDatabase, createOutboxRelay, eventTopology, type HostResolver, migrateToLatest, outboxMigrations, PgBossEventBus } from "@transcribe/platform";
+import { createDatabase, createOutboxRelay, type HostResolver, migrateToLatest, outboxMigrations, } from "@transcribe/platform";
 import { buildWebhooks } from "@transcribe/webhooks/build";
 import { webhooksConfigSchema } from "@transcribe/webhooks/config";
 import { migrations as webhooksMigrations } from "@transcribe/webhooks/db/migrations";
-import { createTestDatabase } from "@transcribe/platform/testing";
-import { type AuthHarness, signInWithMagicLink, startAuth } from "../../../auth/test/harness.js";
-import { startMedia, type MediaHarness } from "../../../media/test/harness.js";
+import { createTestDatabase, testEventBus } from "@transcribe/platform/testing";
+import type { AuthHarness } from "../../../auth/test/harness.js";
+import type { MediaHarness } from "../../../media/test/harness.js";
 import { exportConfigSchema } from "@transcribe/export/config";
 import { migrations as exportMigrations } from "@transcribe/export/db/migrations";
 import { buildExportService } from "@transcribe/export/service";
 import { machineFonts } from "../../../export/test/helpers.js";
-import { LocalTranscriber } from "@transcribe/transcription/engines/local/local-transcriber";
-import { transcriptionServiceImpl } from "@transcribe/transcription/rpc/transcription-service";
-import { JobRunner } from "@transcribe/transcription/worker/job-runner";
 import { LiveEngineProcess } from "@transcribe/transcription/engines/local/live-process";
 import { liveServiceImpl } from "@transcribe/transcription/live/live-service";
 import { SlotPool } from "@transcribe/transcription/live/slots";
 import { LiveTranscriptionService } from "@transcribe/proto/live/v1/live";
-import { migratedDatabase, whisperModelsDir, whisperPython } from "../../../transcription/test/helpers.js";
-import { buildBff } from "../../src/app.js";
-import { bffConfigSchema } from "../../src/config.js";
+import { whisperModelsDir, whisperPython } from "../../../transcription/test/helpers.js";
+import { startStack } from "../stack.js";
 
-const logger = createLogger("bff-developer-test", process.env.TEST_LOG_LEVEL ?? "silent");
 
 export interface DeveloperStack {
   origin: string;
@@ -71,30 +62,9 @@ export interface StackOptions {
 }
 
 export async function startDeveloperStack(options: StackOptions = {}): Promise<DeveloperStack> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "bff-developer-"));
-  const [auth, media, database] = await Promise.all([startAuth(options.authEnv ?? {}), startMedia(), migratedDatabase()]);
-  const mediaClient = createServiceClient(MediaService, media.url);
-  const locations = { explicit: {}, modelsDir: whisperModelsDir, dataModelsDir: path.join(dir, "models"), allowDownload: false };
-  const transcription = await startServiceServer({
-    name: "transcription",
-    host: "127.0.0.1",
-    port: 0,
-    logger,
-    routes: (router) =>
-      router.service(
-        TranscriptionService,
-        transcriptionServiceImpl({ db: database.db, media: mediaClient, catalog: { locations, engines: new Set(["local"]) }, maxAttempts: 3, logger }),
-      ),
-  });
-  const worker = new JobRunner({
-    db: database.db,
-    media: mediaClient,
-    logger,
-    createTranscriber: () =>
-      new LocalTranscriber({ python: whisperPython, locations, computeType: "int8", threads: 2, beamSize: 1, chunkSeconds: 300, overlapSeconds: 5, chunkTimeFactor: 20, logger }),
-    options: { leaseSeconds: 10, pollMs: 200, retryBaseMs: 500, mediaWaitMaxSeconds: 300, timeFactor: 20, concurrency: 1 },
-  });
-  worker.start();
+  const stack = await startStack({ name: "developer", logLevel: process.env.TEST_LOG_LEVEL ?? "silent", ...(options.authEnv ? { authEnv: options.authEnv } : {}), worker: {} });
+  const { auth, database, transcription, dir, locations, logger } = stack;
+  const media = stack.media!;
 
   const exportDb = await createTestDatabase("export");
   const exportDatabase = createDatabase(exportDb.url, { max: 3 });
@@ -120,19 +90,7 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
   if (options.webhooks) {
     // transcription's outbox → the embedded bus (pg-boss) → the webhooks service's consumer.
     const eventsDb = await createTestDatabase("developer_events");
-    const bus = new PgBossEventBus({
-      url: eventsDb.url,
-      logger,
-      topology: eventTopology,
-      expireInSeconds: 30,
-      maintenanceIntervalSeconds: 1,
-      pollingIntervalMs: 100,
-      retryLimit: 5,
-      retryDelay: 0,
-      retryBackoff: false,
-      max: 3,
-      stopTimeoutMs: 2_000,
-    });
+    const bus = testEventBus(eventsDb.url, logger);
     await bus.start();
     const transcriptionDatabase = createDatabase(database.url, { max: 2 });
     const relay = createOutboxRelay({ database: transcriptionDatabase, bus, logger, pollIntervalMs: 100 });
@@ -219,7 +177,6 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
     });
   }
 
-  const bffs: Array<Awaited<ReturnType<typeof buildBff>>> = [];
   const spoolDir = path.join(dir, "live-spool");
   const bffEnv = (port: number, env: Record<string, string>): Record<string, string> => ({
     WEB_DIST_DIR: "/nonexistent",
@@ -268,16 +225,8 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
   }
   async function startBffInstance(env: Record<string, string>) {
     const port = await freePort();
-    const bff = await buildBff(loadConfig(bffConfigSchema, bffEnv(port, env)), logger);
-    await bff.listen({ host: "127.0.0.1", port });
-    bffs.push(bff);
-    return {
-      origin: `http://127.0.0.1:${port}`,
-      close: async () => {
-        bffs.splice(bffs.indexOf(bff), 1);
-        await bff.close();
-      },
-    };
+    const { origin, close } = await stack.startBff(bffEnv(port, env), port);
+    return { origin, close };
   }
   const startBff = async (env: Record<string, string>) => (await startBffInstance(env)).origin;
   const origin = await startBff(options.bffEnv ?? {});
@@ -292,20 +241,14 @@ export async function startDeveloperStack(options: StackOptions = {}): Promise<D
     spoolDir,
     ...(live ? { live } : {}),
     ...(liveProcess ? { liveProcess } : {}),
-    signIn: async (email) => (await signInWithMagicLink(auth, email)).cookieHeader(),
-    async close() {
-      for (const bff of bffs) await bff.close();
-      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      for (const stop of stops) await stop();
-      await worker.stop();
-      await exportServer.close();
-      await transcription.close();
-      await exportDatabase.close();
-      await exportDb.drop();
-      await media.stop();
-      await auth.close();
-      await database.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+    signIn: stack.signIn,
+    close: () =>
+      stack.stop(async () => {
+        for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+        for (const stop of stops) await stop();
+        await exportServer.close();
+        await exportDatabase.close();
+        await exportDb.drop();
+      }),
   };
 }

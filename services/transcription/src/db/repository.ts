@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import { poolFor, type Pool } from "../domain/pools.js";
 import type { JobSettings } from "../domain/settings.js";
-import { predecessorsOf, type Status } from "../domain/status.js";
+import { activeStatuses, predecessorsOf, type Status } from "../domain/status.js";
 import type { ChunkResult, TranscriptResult } from "../domain/transcriber.js";
 import type { JobRow, JobStatus, TranscriptionDB, TranscriptionRow } from "./schema.js";
 
@@ -212,14 +212,14 @@ export async function heartbeat(db: Db, jobId: string, owner: string, leaseSecon
     .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
     .where("id", "=", jobId)
     .where("lease_owner", "=", owner)
-    .where("status", "in", ["pending", "processing", "transcribing"])
+    .where("status", "in", [...activeStatuses])
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
 /** Moves a job we hold forward (guarded like the transcription's status). */
 export async function advanceJob(trx: Trx, jobId: string, owner: string, to: JobStatus, set: Record<string, unknown> = {}): Promise<boolean> {
-  const from = to === "cancelled" ? ["pending", "processing", "transcribing"] : predecessorsOf(to as Status).filter((s) => s !== "deleted");
+  const from = to === "cancelled" ? [...activeStatuses] : predecessorsOf(to as Status).filter((s) => s !== "deleted");
   const result = await trx
     .updateTable("transcription_jobs")
     .set({ status: to, ...set })

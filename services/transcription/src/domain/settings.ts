@@ -1,47 +1,78 @@
-import { AppError } from "@transcribe/platform";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { AppError, enumNames } from "@transcribe/platform";
+import {
+  Provider,
+  ProviderSchema,
+  ResponseFormat as ProtoResponseFormat,
+  ResponseFormatSchema,
+  type Settings,
+  type SettingsSchema,
+  TimestampGranularity,
+  TimestampGranularitySchema,
+} from "@transcribe/proto/transcription/v1/transcription";
 import { AUTO_LANGUAGE, isLanguageCode } from "./languages.js";
 import { validateSpeakerCounts } from "./speakers.js";
 import { validateJobTerms } from "./vocabulary.js";
-import { defaultModel, findModel, type ModelDefinition, type ProviderName } from "./models.js";
+import { defaultModel, findModel, isProviderName, type ModelDefinition, type ProviderName } from "./models.js";
 
 export type ResponseFormat = "json" | "verbose_json" | "text";
 export type Granularity = "segment" | "word";
 
-/** Settings as stored with a job (docs/requirements.md "Entities" transcription settings), defaults applied. */
-export interface JobSettings {
+/**
+ * What CreateTranscription or RetryTranscription asks for: the generated proto message, or a
+ * plain object of its fields (the tests'). Checked once, by validateSettings.
+ */
+export type SettingsRequest = MessageInitShape<typeof SettingsSchema>;
+
+/**
+ * Settings as stored with a job (docs/requirements.md "Entities" transcription settings),
+ * defaults applied: the proto message's fields, with its enums by the names the database
+ * and the API use (provider "groq", format "verbose_json", granularity "word"). Language is
+ * a Whisper code or "auto"; diarize is absent on jobs created before diarization existed;
+ * vocabulary is absent when the job has no terms of its own (decision 0029).
+ */
+export type JobSettings = Omit<Settings, "$typeName" | "$unknown" | "provider" | "responseFormat" | "timestampGranularities" | "vocabulary"> & {
   provider: ProviderName;
-  model: string;
   responseFormat: ResponseFormat;
   timestampGranularities: Granularity[];
-  temperature: number;
-  /** A Whisper language code, or "auto" to detect it. */
-  language: string;
-  prompt?: string;
-  translateToEn: boolean;
-  /** Identify speakers; absent on jobs created before diarization existed. */
-  diarize?: boolean;
-  minSpeakers?: number;
-  maxSpeakers?: number;
-  /** Extra terms for this file only (decision 0029). */
   vocabulary?: string[];
-  /** false: the user's vocabulary is not used; absent means it is (when it has terms). */
-  useVocabulary?: boolean;
+};
+
+/** The proto enums' values by the stored names (the registry's provider names are the Provider enum's). */
+export const providerNames = enumNames<Provider>(ProviderSchema);
+export const formatNames = enumNames<ProtoResponseFormat>(ResponseFormatSchema);
+export const granularityNames = enumNames<TimestampGranularity>(TimestampGranularitySchema);
+
+export function providerToProto(provider: ProviderName): Provider {
+  return providerNames.value(provider) ?? Provider.UNSPECIFIED;
 }
 
-export interface SettingsInput {
-  provider?: ProviderName | undefined;
-  model?: string | undefined;
-  responseFormat?: ResponseFormat | undefined;
-  timestampGranularities?: readonly Granularity[] | undefined;
-  temperature?: number | undefined;
-  language?: string | undefined;
-  prompt?: string | undefined;
-  translateToEn?: boolean | undefined;
-  diarize?: boolean | undefined;
-  minSpeakers?: number | undefined;
-  maxSpeakers?: number | undefined;
-  vocabulary?: readonly string[] | undefined;
-  useVocabulary?: boolean | undefined;
+/** The provider a request names, or undefined for UNSPECIFIED and names this build does not register. */
+export function providerFromProto(provider: Provider): ProviderName | undefined {
+  const name = providerNames.name(provider);
+  return name !== undefined && isProviderName(name) ? name : undefined;
+}
+
+/** Stored settings as a request again (a retry with the settings it had). */
+export function settingsRequestOf(settings: JobSettings): SettingsRequest {
+  const { provider, responseFormat, timestampGranularities, ...rest } = settings;
+  return {
+    ...rest,
+    model: findModel(settings.model) ? settings.model : "",
+    provider: providerNames.value(provider) ?? Provider.UNSPECIFIED,
+    responseFormat: formatNames.value(responseFormat) ?? ProtoResponseFormat.UNSPECIFIED,
+    timestampGranularities: timestampGranularities.map((g) => granularityNames.value(g) ?? TimestampGranularity.UNSPECIFIED),
+  };
+}
+
+/** The language to give an engine: undefined when it is to detect it ("auto"). */
+export function spokenLanguage(settings: Pick<JobSettings, "language">): string | undefined {
+  return settings.language === AUTO_LANGUAGE ? undefined : settings.language;
+}
+
+/** Whisper's task: translation to English, or transcription in the spoken language. */
+export function taskOf(settings: Pick<JobSettings, "translateToEn">): "transcribe" | "translate" {
+  return settings.translateToEn ? "translate" : "transcribe";
 }
 
 export const MAX_PROMPT_LENGTH = 1000;
@@ -54,15 +85,17 @@ const invalid = (message: string, field: string) => new AppError("invalid_argume
  * matters for which message a user sees first: language, then English→English, then
  * the model and its abilities, then the numeric ranges.
  */
-export function validateSettings(input: SettingsInput): { settings: JobSettings; model: ModelDefinition } {
+export function validateSettings(input: SettingsRequest): { settings: JobSettings; model: ModelDefinition } {
   const language = (input.language ?? "").trim().toLowerCase();
   if (!language) throw invalid("Please select a language", "language");
   const translateToEn = input.translateToEn ?? false;
   if (language === "en" && translateToEn) throw invalid("Cannot translate English to English", "translate_to_en");
   const model = input.model ? findModel(input.model) : defaultModel;
   if (!model) throw invalid(`Unknown model: ${input.model}`, "model");
-  if (input.provider && input.provider !== model.provider) {
-    throw invalid(`Model ${model.id} is provided by ${model.provider}, not ${input.provider}`, "provider");
+  // UNSPECIFIED, or a provider this build does not register, means the model's own.
+  const provider = input.provider ? providerFromProto(input.provider) : undefined;
+  if (provider && provider !== model.provider) {
+    throw invalid(`Model ${model.id} is provided by ${model.provider}, not ${provider}`, "provider");
   }
   if (language !== AUTO_LANGUAGE && !isLanguageCode(language)) throw invalid(`Unknown language: ${language}`, "language");
   if (language !== AUTO_LANGUAGE && !model.languages.includes(language)) {
@@ -73,7 +106,9 @@ export function validateSettings(input: SettingsInput): { settings: JobSettings;
   if (!Number.isFinite(temperature) || temperature < 0 || temperature > 1) {
     throw invalid("Temperature must be between 0 and 1", "temperature");
   }
-  const granularities = input.timestampGranularities?.length ? [...input.timestampGranularities] : (["segment"] as Granularity[]);
+  const named = input.timestampGranularities?.length ? input.timestampGranularities.map((g) => granularityNames.name(g)) : ["segment"];
+  if (named.includes(undefined)) throw invalid("Unknown timestamp granularity", "timestamp_granularities");
+  const granularities = named as Granularity[];
   if (new Set(granularities).size !== granularities.length) {
     throw invalid("Timestamp granularities must be distinct", "timestamp_granularities");
   }
@@ -87,7 +122,7 @@ export function validateSettings(input: SettingsInput): { settings: JobSettings;
     settings: {
       provider: model.provider,
       model: model.id,
-      responseFormat: input.responseFormat ?? "verbose_json",
+      responseFormat: ((input.responseFormat && formatNames.name(input.responseFormat)) || "verbose_json") as ResponseFormat,
       timestampGranularities: granularities,
       temperature,
       language,

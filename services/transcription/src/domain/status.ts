@@ -8,6 +8,8 @@
  */
 export const statuses = ["pending", "processing", "transcribing", "completed", "failed", "deleted"] as const;
 export type Status = (typeof statuses)[number];
+/** A job still under way: the states a cancel, a model removal or a progress note look for. */
+export const activeStatuses = ["pending", "processing", "transcribing"] as const satisfies readonly Status[];
 
 const rank: Record<Exclude<Status, "deleted">, number> = {
   pending: 0,

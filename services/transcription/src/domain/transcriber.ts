@@ -1,3 +1,4 @@
+import type { JobSettings } from "./settings.js";
 import type { SpeakerTurn } from "./speakers.js";
 /**
  * The port every speech engine implements (local Whisper, Groq, ElevenLabs). The worker
@@ -35,15 +36,14 @@ export interface TranscribeRequest {
   durationSeconds: number;
   /** The provider's model (local: weights name such as "base"). */
   engineModel: string;
-  /** A Whisper language code, or undefined to detect it. */
-  language: string | undefined;
-  task: "transcribe" | "translate";
-  temperature: number;
-  prompt?: string | undefined;
+  /**
+   * The job's settings the engine reads (language "auto" is detected: spokenLanguage();
+   * translateToEn is Whisper's task: taskOf()). Speaker settings matter only to a provider
+   * that finds speakers itself (ElevenLabs); the others' come from the diarizer after.
+   */
+  settings: EngineSettings;
   /** Terms to spell as given (decision 0029), most relevant first; each engine's own way to hint them. */
   vocabulary?: readonly string[] | undefined;
-  /** Set when speakers are asked for; providers that diarize themselves (ElevenLabs) use it. */
-  diarize?: { minSpeakers?: number | undefined; maxSpeakers?: number | undefined } | undefined;
   /** Aborted when the job is cancelled, its lease is lost or its time is up. */
   signal: AbortSignal;
   /** Chunks finished by an earlier attempt of the same job (resumption after a crash). */
@@ -53,6 +53,8 @@ export interface TranscribeRequest {
   /** A readable step the job waits for (a model download), or undefined when it is over. */
   onProgress?: (message: string | undefined) => void;
 }
+
+export type EngineSettings = Pick<JobSettings, "language" | "translateToEn" | "temperature" | "prompt" | "diarize" | "minSpeakers" | "maxSpeakers">;
 
 export interface ChunkResult {
   index: number;

@@ -3,15 +3,10 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   AudioFileSchema,
-  Provider,
-  ProviderSchema,
-  type ResponseFormat,
-  ResponseFormatSchema,
   SegmentSchema,
   SpeakerSchema,
   SpeakerTurnSchema,
   TimestampGranularity,
-  TimestampGranularitySchema,
   TranscriptionConfigSchema,
   TranscriptionListItemSchema,
   TranscriptionResultSchema,
@@ -24,17 +19,15 @@ import {
   type Revision,
   type VocabularyTerm as ProtoVocabularyTerm,
   type TranscriptionResult,
-  type Settings,
   type Transcription,
   type TranscriptionListItem,
 } from "@transcribe/proto/transcription/v1/transcription";
-import { enumNames } from "@transcribe/platform";
+import { enumNames, resultJson } from "@transcribe/platform";
 import type { RevisionRow, TranscriptionRow } from "../db/schema.js";
 import type { ChangeSummary } from "../domain/edit-timing.js";
 import type { RevisionView } from "../editing.js";
-import { isProviderName, type ProviderName } from "../domain/models.js";
-import type { Granularity, ResponseFormat as Format, SettingsInput } from "../domain/settings.js";
-import type { Status } from "../domain/status.js";
+import { granularityNames } from "../domain/settings.js";
+import { activeStatuses, type Status } from "../domain/status.js";
 import type { VocabularyTerm } from "../domain/vocabulary.js";
 
 /** The database's status names are the proto enum's (domain/status.ts lists the same ones). */
@@ -46,43 +39,6 @@ export function toProtoStatus(status: Status): TranscriptionStatus {
 
 export function fromProtoStatus(status: TranscriptionStatus): Status | undefined {
   return statusNames.name(status) as Status | undefined;
-}
-
-/** The registry's provider names are the proto enum's (PROVIDER_GROQ is "groq"; test/registry.test.ts checks each has one). */
-const protoProviders = enumNames<Provider>(ProviderSchema);
-// The settings' other names (formats, granularities) are the proto enums' too.
-const formatNames = enumNames<ResponseFormat>(ResponseFormatSchema);
-const granularityNames = enumNames<TimestampGranularity>(TimestampGranularitySchema);
-
-export function providerToProto(provider: ProviderName): Provider {
-  return protoProviders.value(provider) ?? Provider.UNSPECIFIED;
-}
-
-/** The provider a request names, or undefined for UNSPECIFIED and names this build does not register. */
-export function providerFromProto(provider: Provider): ProviderName | undefined {
-  const name = protoProviders.name(provider);
-  return name !== undefined && isProviderName(name) ? name : undefined;
-}
-
-export function settingsFromProto(settings: Settings | undefined): SettingsInput {
-  if (!settings) return {};
-  // An unspecified granularity keeps a name the settings' check refuses.
-  const granularities = settings.timestampGranularities.map((g) => (granularityNames.name(g) ?? "invalid") as Granularity);
-  return {
-    provider: providerFromProto(settings.provider),
-    model: settings.model || undefined,
-    responseFormat: formatNames.name(settings.responseFormat) as Format | undefined,
-    timestampGranularities: granularities,
-    temperature: settings.temperature,
-    language: settings.language,
-    prompt: settings.prompt,
-    translateToEn: settings.translateToEn,
-    diarize: settings.diarize,
-    minSpeakers: settings.minSpeakers,
-    maxSpeakers: settings.maxSpeakers,
-    vocabulary: settings.vocabulary,
-    useVocabulary: settings.useVocabulary,
-  };
 }
 
 export function vocabularyFromProto(terms: readonly ProtoVocabularyTerm[]) {
@@ -198,7 +154,7 @@ export function toDetail(row: TranscriptionRow, view: RevisionView | undefined):
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),
     ...(row.status === "failed" && row.error ? { error: row.error } : {}),
-    ...(row.progress && ["pending", "processing", "transcribing"].includes(row.status) ? { progress: row.progress } : {}),
+    ...(row.progress && (activeStatuses as readonly string[]).includes(row.status) ? { progress: row.progress } : {}),
     ...(!row.result_id && row.live_text ? { liveText: row.live_text } : {}),
   });
 }
@@ -211,35 +167,24 @@ const utf8 = new TextEncoder();
  * one JSON.stringify here instead of a protobuf round trip and a second mapping in the BFF.
  */
 export function toResultJson(view: RevisionView, withWords: boolean): Uint8Array {
+  const { result } = view;
   return utf8.encode(
-    JSON.stringify({
-      id: view.result.id,
-      text: view.text,
-      language: view.result.language,
-      duration: view.result.duration,
-      revision: view.revision.number,
-      segments: view.segments.map((s) => ({
-        id: s.id,
-        start: s.start,
-        end: s.end,
-        text: s.text,
-        ...(s.speaker ? { speaker: s.speaker } : {}),
-        ...(withWords
-          ? {
-              words: s.words.map((w) => ({
-                word: w.word.trim(),
-                start: w.start,
-                end: w.end,
-                ...(w.probability !== undefined && w.probability !== null ? { probability: w.probability } : {}),
-                ...(w.speaker ? { speaker: w.speaker } : {}),
-              })),
-            }
-          : {}),
-      })),
-      speakers: view.result.speakers.map(speakerJson),
-      ...(view.result.speakers_note ? { speakers_note: view.result.speakers_note } : {}),
-      speaker_turns: view.result.speaker_turns.map((t) => ({ start: t.start, end: t.end, speaker: t.speaker })),
-    }),
+    JSON.stringify(
+      resultJson(
+        {
+          id: result.id,
+          text: view.text,
+          language: result.language,
+          duration: result.duration,
+          revision: view.revision.number,
+          segments: view.segments,
+          speakers: result.speakers,
+          speakersNote: result.speakers_note,
+          speakerTurns: result.speaker_turns,
+        },
+        withWords,
+      ),
+    ),
   );
 }
 
@@ -253,11 +198,3 @@ export function toSpeaker(sp: Speaker) {
   });
 }
 
-function speakerJson(sp: Speaker) {
-  return {
-    id: sp.id,
-    name: sp.name,
-    ...(sp.voiceId ? { voice_id: sp.voiceId } : {}),
-    ...(sp.confidence !== undefined ? { confidence: sp.confidence } : {}),
-  };
-}

@@ -31,17 +31,17 @@ import {
   type Db,
 } from "../db/repository.js";
 import { AUTO_LANGUAGE } from "../domain/languages.js";
-import { engineModelFor, findModel, type ModelDefinition } from "../domain/models.js";
-import { validateName, validateSettings, type JobSettings } from "../domain/settings.js";
+import { engineModelFor, type ModelDefinition } from "../domain/models.js";
+import { providerToProto, settingsRequestOf, validateName, validateSettings, type JobSettings, type SettingsRequest } from "../domain/settings.js";
 import { validateSpeakerCounts, validateSpeakerName, type Speaker } from "../domain/speakers.js";
-import { canRetry } from "../domain/status.js";
+import { activeStatuses, canRetry } from "../domain/status.js";
 import { latestEngineState } from "../worker/engine-state.js";
 import { listRevisions } from "../db/revisions.js";
 import { readRevision, restoreRevision, saveEdit, transcriptionNotFound } from "../editing.js";
 import { searchTranscripts } from "../search.js";
 import { readVocabulary, writeVocabulary } from "../db/vocabulary.js";
 import { validateVocabulary } from "../domain/vocabulary.js";
-import { fromProtoStatus, providerToProto, settingsFromProto, vocabularyFromProto, vocabularyToProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, toSpeaker, wantsWords } from "./mapping.js";
+import { fromProtoStatus, vocabularyFromProto, vocabularyToProto, toDetail, toListItem, toListJson, toResult, toResultJson, toRevision, toSpeaker, wantsWords } from "./mapping.js";
 import { createListCache, createResultCache } from "./result-cache.js";
 import { voiceLibraryHandlers } from "./voice-library.js";
 import { saveSpeakerVoice } from "../voices.js";
@@ -132,7 +132,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
     }
   }
 
-  async function checkedSettings(input: ReturnType<typeof settingsFromProto>): Promise<{ settings: JobSettings; engineModel: string; message?: string }> {
+  async function checkedSettings(input: SettingsRequest): Promise<{ settings: JobSettings; engineModel: string; message?: string }> {
     const { settings, model } = validateSettings(input);
     const availability = availabilityOf(model, deps.catalog, model.provider === "local" ? await latestEngineState(db) : undefined);
     // A job for an engine still being prepared is accepted: the worker holds it until ready.
@@ -165,7 +165,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       if ((request.liveText?.length ?? 0) > MAX_LIVE_TEXT) {
         throw new AppError("invalid_argument", `live_text is longer than ${MAX_LIVE_TEXT} characters`, { field: "live_text" });
       }
-      const { settings, engineModel, message } = await checkedSettings(settingsFromProto(request.settings));
+      const { settings, engineModel, message } = await checkedSettings(request.settings ?? {});
       const file = await fileOf(userId, request.fileId);
       requireProcessed(file);
       const id = randomUUID();
@@ -313,7 +313,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
           .updateTable("transcription_jobs")
           .set({ status: "cancelled", finished_at: sql`now()`, last_error: "Transcription deleted" })
           .where("transcription_id", "=", id)
-          .where("status", "in", ["pending", "processing", "transcribing"])
+          .where("status", "in", [...activeStatuses])
           .execute();
         // Media deletes the objects the event names. Another live transcription of the
         // same file still needs them: then the event names none.
@@ -342,10 +342,7 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       const id = requireId(request.id);
       const existing = await findTranscription(db, userId, id);
       if (!existing) throw notFound();
-      const input = request.settings
-        ? settingsFromProto(request.settings)
-        : { ...existing.settings, model: findModel(existing.settings.model) ? existing.settings.model : undefined };
-      const { settings, engineModel } = await checkedSettings(input);
+      const { settings, engineModel } = await checkedSettings(request.settings ?? settingsRequestOf(existing.settings));
       if (!canRetry(existing.status)) {
         throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
       }

@@ -37,8 +37,7 @@ import { startRevisions } from "../db/revisions.js";
 import { readVocabulary } from "../db/vocabulary.js";
 import { engineTerms, replacementsFor, soundsLikeEdits } from "../domain/vocabulary.js";
 import { saveEditIn } from "../editing.js";
-import { AUTO_LANGUAGE } from "../domain/languages.js";
-import { findModel, providerOf } from "../domain/models.js";
+import { findModel } from "../domain/models.js";
 import { assignSpeakers, turnsFromWords, withoutSpeakers, type SpeakerTurn } from "../domain/speakers.js";
 import { settleTranscript, timelineViolations } from "../domain/timeline.js";
 import { TranscriberError, type Transcriber, type TranscriptResult } from "../domain/transcriber.js";
@@ -394,14 +393,9 @@ export class JobRunner {
       audioPath,
       durationSeconds: file.duration,
       engineModel: job.engine_model,
-      language: settings.language === AUTO_LANGUAGE ? undefined : settings.language,
-      task: settings.translateToEn ? "translate" : "transcribe",
-      temperature: settings.temperature,
-      prompt: settings.prompt,
+      settings,
       vocabulary: engineTerms(settings.vocabulary ?? [], settings.useVocabulary === false ? [] : await readVocabulary(db, job.user_id), settings.language),
       signal,
-      // Only a provider that finds speakers itself is asked to; the others' come from the diarizer after.
-      ...(settings.diarize && providerOf(model.provider).speakers === "provider" ? { diarize: { minSpeakers: settings.minSpeakers, maxSpeakers: settings.maxSpeakers } } : {}),
       completedChunks,
       onProgress: (message) => {
         // In order (the last word, "done", must not be overtaken), and best effort: a lost

@@ -35,11 +35,11 @@ export class ElevenLabsTranscriber implements Transcriber {
 
   async transcribe(request: TranscribeRequest): Promise<TranscriptResult> {
     const result = await this.run(request);
-    return request.diarize ? { ...result, providerSpeakers: true } : result;
+    return request.settings.diarize ? { ...result, providerSpeakers: true } : result;
   }
 
   private run(request: TranscribeRequest): Promise<TranscriptResult> {
-    if (request.task === "translate") {
+    if (request.settings.translateToEn) {
       return Promise.reject(new TranscriberError("permanent", "ElevenLabs Scribe cannot translate; choose a Whisper model"));
     }
     return transcribeInWindows(
@@ -56,11 +56,11 @@ export class ElevenLabsTranscriber implements Transcriber {
         form.set("timestamps_granularity", "word");
         form.set("tag_audio_events", "false");
         // Scribe's own diarization when speakers are asked for (speaker_id on every word).
-        form.set("diarize", request.diarize ? "true" : "false");
-        if (request.diarize?.maxSpeakers) form.set("num_speakers", String(request.diarize.maxSpeakers));
+        form.set("diarize", request.settings.diarize ? "true" : "false");
+        if (request.settings.diarize && request.settings.maxSpeakers) form.set("num_speakers", String(request.settings.maxSpeakers));
         const code = language ? toIso639_3(language) : undefined;
         if (code) form.set("language_code", code);
-        if (request.temperature > 0) form.set("temperature", String(request.temperature));
+        if (request.settings.temperature > 0) form.set("temperature", String(request.settings.temperature));
         // The vocabulary as Scribe's key terms (decision 0029); it takes no free-text prompt.
         for (const term of scribeKeyterms(request.vocabulary ?? [])) form.append("keyterms", term);
         let response: Response;
@@ -90,7 +90,7 @@ export class ElevenLabsTranscriber implements Transcriber {
             start: w.start,
             end: w.end,
             ...(w.logprob !== undefined ? { probability: Math.exp(w.logprob) } : {}),
-            ...(request.diarize && w.speaker_id ? { speaker: w.speaker_id } : {}),
+            ...(request.settings.diarize && w.speaker_id ? { speaker: w.speaker_id } : {}),
           });
           spaced = false;
         }

@@ -52,19 +52,19 @@ export class GroqTranscriber implements Transcriber {
       },
       async (audio, language) => {
         const file = await toFile(audio.bytes, audio.fileName, { type: "audio/flac" });
-        const prompt = promptWithTerms(request.prompt, request.vocabulary ?? []);
+        const prompt = promptWithTerms(request.settings.prompt, request.vocabulary ?? []);
         const common = {
           file,
           model: request.engineModel,
           response_format: "verbose_json" as const,
-          temperature: request.temperature,
+          temperature: request.settings.temperature,
           // The vocabulary goes after the user's prompt (decision 0029).
           ...(prompt ? { prompt } : {}),
         };
         let answer: VerboseJson;
         try {
           answer = (
-            request.task === "translate"
+            request.settings.translateToEn
               ? await this.client.audio.translations.create(common, { signal: request.signal })
               : await this.client.audio.transcriptions.create(
                   {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { bridgesNeeded, mergeChunks, planChunks, type ChunkWindow } from "../../domain/chunks.js";
+import { spokenLanguage } from "../../domain/settings.js";
 import { settleTimeline } from "../../domain/timeline.js";
 import { guardSegments } from "../../domain/guard.js";
 import {
@@ -37,7 +38,7 @@ export async function transcribeInWindows(
   const windows = planChunks(request.durationSeconds, options.windowSeconds, options.overlapSeconds);
   const dir = await mkdtemp(path.join(tmpdir(), "transcribe-cloud-"));
   const chunks: ChunkResult[] = [];
-  let language = request.language;
+  let language = spokenLanguage(request.settings);
   try {
     const runWindow = async (window: ChunkWindow, isLast: boolean): Promise<ChunkResult> => {
       request.signal.throwIfAborted();
@@ -91,7 +92,7 @@ export async function transcribeInWindows(
   const sourceLanguage = language ?? chunks[0]?.language ?? "en";
   return {
     text: segments.map((s) => s.text).join(" ").trim(),
-    language: request.task === "translate" ? "en" : sourceLanguage,
+    language: request.settings.translateToEn ? "en" : sourceLanguage,
     sourceLanguage,
     duration: request.durationSeconds,
     segments,

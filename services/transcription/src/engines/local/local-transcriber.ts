@@ -2,6 +2,7 @@ import { availableParallelism, freemem } from "node:os";
 import path from "node:path";
 import type { Logger } from "@transcribe/platform";
 import { bridgesNeeded, mergeChunks, planChunks, type ChunkWindow } from "../../domain/chunks.js";
+import { spokenLanguage, taskOf } from "../../domain/settings.js";
 import { settleTimeline } from "../../domain/timeline.js";
 import { chooseBatchSize, useBatched, type Device } from "../../domain/decoding.js";
 import { guardSegments } from "../../domain/guard.js";
@@ -173,7 +174,7 @@ export class LocalTranscriber implements Transcriber {
     );
     const lastIndex = windows.length - 1;
     const chunks: ChunkResult[] = [];
-    let language = request.language;
+    let language = spokenLanguage(request.settings);
     const runWindow = async (engine: WhisperProcess, window: ChunkWindow, isLast: boolean): Promise<ChunkResult> => {
       signal.throwIfAborted();
       let result: EngineResult;
@@ -192,9 +193,9 @@ export class LocalTranscriber implements Transcriber {
             // The last window reads to the end of the file, whatever media measured.
             end: isLast ? null : window.end,
             language: language ?? null,
-            task: request.task,
-            temperature: request.temperature,
-            prompt: request.prompt ?? null,
+            task: taskOf(request.settings),
+            temperature: request.settings.temperature,
+            prompt: request.settings.prompt ?? null,
             // Every window gets the terms; the engine fits them into Whisper's prompt budget.
             vocabulary: request.vocabulary ?? [],
             vad: true,
@@ -273,7 +274,7 @@ export class LocalTranscriber implements Transcriber {
     const sourceLanguage = language ?? chunks[0]?.language ?? "en";
     return {
       text: segments.map((s) => s.text).join(" ").trim(),
-      language: request.task === "translate" ? "en" : sourceLanguage,
+      language: request.settings.translateToEn ? "en" : sourceLanguage,
       sourceLanguage,
       duration,
       segments,
