@@ -9,15 +9,13 @@
 // recording (the audio of the gap was buffered and sent, not lost).
 // Usage: node web/e2e/live-network.mjs <base-url> <mail-catcher-url> [screenshot-dir]
 // ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { chromium } from "playwright-core";
-import { journeyArgs, TIMEOUT_MS } from "./lib/journey.mjs";
-import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
+import { journeyArgs, openJourneyPage, TIMEOUT_MS } from "./lib/journey.mjs";
+import { checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { launchWithFakeMicrophone } from "./lib/fake-microphone.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -66,20 +64,12 @@ async function relay(target) {
 const { check, report } = checklist();
 const email = randomEmail("live-net");
 const workDir = await mkdtemp(path.join(os.tmpdir(), "e2e-live-net-"));
-const wavPath = path.join(workDir, "speech.wav");
 let browser;
 let network;
 
 try {
-  const raw = path.join(workDir, "raw.wav");
-  espeakNgSync(["-v", "en-us", "-s", "160", "-w", raw, SCRIPT]);
-  execFileSync(FFMPEG, ["-nostdin", "-v", "error", "-y", "-i", raw, "-af", "aresample=48000,apad=pad_len=96000", "-ar", "48000", "-ac", "1", wavPath]);
-
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [...CHROMIUM_ARGS, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", `--use-file-for-fake-audio-capture=${wavPath}`, "--autoplay-policy=no-user-gesture-required"],
-  });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ["microphone"] });
+  browser = await launchWithFakeMicrophone(workDir, SCRIPT);
+  const { context, page, pageErrors, shot } = await openJourneyPage(browser, { journey: "live-network", screenshotDir, contextOptions: { permissions: ["microphone"] } });
   // When the microphone opened (the capture starts right after): the recording's length is measured from it.
   await context.addInitScript(() => {
     const open = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
@@ -89,14 +79,6 @@ try {
       return stream;
     };
   });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  const shot = async (name) => {
-    if (!screenshotDir) return;
-    await mkdir(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, `web-live-network-${name}.png`) });
-  };
 
   await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/dashboard", check, timeout: TIMEOUT_MS });
   // From here on through the relay, on the same host name: cookies do not depend on the port,

@@ -8,14 +8,12 @@
 // words.
 // Usage: node web/e2e/live.mjs <base-url> <mail-catcher-url> [screenshot-dir]
 // ffmpeg and espeak-ng: lib/media-tools.mjs. CHROMIUM_PATH overrides the browser binary.
-import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { chromium } from "playwright-core";
 import { journeyArgs, openJourneyPage, TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
-import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
+import { checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
+import { launchWithFakeMicrophone } from "./lib/fake-microphone.mjs";
 
 const { baseUrl, mailUrl, screenshotDir } = journeyArgs(import.meta.url);
 
@@ -28,20 +26,10 @@ const SCRIPT =
 const { check, report } = checklist();
 const email = randomEmail("live");
 const workDir = await mkdtemp(path.join(os.tmpdir(), "e2e-live-"));
-const wavPath = path.join(workDir, "speech.wav");
 let browser;
 
 try {
-  // The fake microphone loops the file: speech, then two seconds of silence (96000 samples at
-  // 48 kHz; pad_len, not pad_dur, which the npm package's older ffmpeg lacks).
-  const raw = path.join(workDir, "raw.wav");
-  espeakNgSync(["-v", "en-us", "-s", "160", "-w", raw, SCRIPT]);
-  execFileSync(FFMPEG, ["-nostdin", "-v", "error", "-y", "-i", raw, "-af", "aresample=48000,apad=pad_len=96000", "-ar", "48000", "-ac", "1", wavPath]);
-
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [...CHROMIUM_ARGS, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", `--use-file-for-fake-audio-capture=${wavPath}`, "--autoplay-policy=no-user-gesture-required"],
-  });
+  browser = await launchWithFakeMicrophone(workDir, SCRIPT);
   const { page, pageErrors, shot } = await openJourneyPage(browser, { journey: "live", screenshotDir, contextOptions: { permissions: ["microphone"] } });
 
   await signInThroughUi(page, { baseUrl, mailUrl, email, startPath: "/dashboard", check, timeout: TIMEOUT_MS });

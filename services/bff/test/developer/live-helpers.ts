@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { expect } from "vitest";
 import WebSocket from "ws";
 
 /** Clients of the live WebSockets for the tests: every message kept, waits on them. */
@@ -87,4 +88,26 @@ export function storedRecordings(storageDir: string, bytes: number): Buffer[] {
   };
   walk(storageDir);
   return found.map(pcmOf);
+}
+
+/**
+ * After a gap: resumes the session on `origin` (any replica), checks what it says was stored
+ * (everything acknowledged, never more than was sent), sends the backlog from that offset at
+ * once and the rest of `speech` at real time, stops, and waits for the saved session.
+ */
+export async function resumeAndFinish(options: { origin: string; cookie: string; sessionId: string; speech: Buffer; sentBefore: number; gapBytes: number }) {
+  const { origin, sessionId, speech, sentBefore } = options;
+  const resumed = await open(`${origin.replace(/^http/, "ws")}/api/v1/live?resume=${sessionId}`, { cookie: options.cookie, origin });
+  const ready = await resumed.waitFor((m) => m.type === "ready");
+  expect(ready).toMatchObject({ session_id: sessionId, resumed: true });
+  expect(ready.audio_bytes % 2).toBe(0);
+  expect(ready.audio_bytes).toBeGreaterThan(0);
+  expect(ready.audio_bytes).toBeLessThanOrEqual(sentBefore);
+  const backlogEnd = sentBefore + options.gapBytes;
+  for (let at = ready.audio_bytes; at < backlogEnd; at += FRAME) resumed.ws.send(speech.subarray(at, Math.min(at + FRAME, backlogEnd)));
+  await play(resumed.ws, speech.subarray(backlogEnd));
+  resumed.ws.send(JSON.stringify({ type: "stop" }));
+  const stopped = await resumed.waitFor((m) => m.type === "stopped", 300_000);
+  expect((await resumed.closed).code).toBe(1000);
+  return { resumed, stopped };
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineUnavailable, synthesize, wordErrorRate } from "../../../transcription/test/helpers.js";
-import { type Client, dropConnection, FRAME, liveWords, open, pcmOf, play, storedRecordings } from "./live-helpers.js";
+import { type Client, dropConnection, FRAME, liveWords, open, pcmOf, play, resumeAndFinish, storedRecordings } from "./live-helpers.js";
 import { type DeveloperStack, startDeveloperStack } from "./stack.js";
 
 /**
@@ -41,20 +41,11 @@ describe.skipIf(engineUnavailable)("live sessions across BFF replicas", () => {
     await stack?.close();
   });
 
-  /** Resumes on `origin`, sends from the acknowledged offset to the end (the backlog at once, the rest at real time), stops. */
-  async function resumeAndFinish(origin: string, sessionId: string, sentBefore: number, gapBytes: number) {
-    const resumed = await open(`${ws(origin)}/api/v1/live?resume=${sessionId}`, { cookie, origin });
-    const ready = await resumed.waitFor((m) => m.type === "ready");
-    expect(ready).toMatchObject({ session_id: sessionId, resumed: true });
-    expect(ready.audio_bytes).toBeGreaterThan(0);
-    expect(ready.audio_bytes).toBeLessThanOrEqual(sentBefore);
-    const backlogEnd = sentBefore + gapBytes;
-    for (let at = ready.audio_bytes; at < backlogEnd; at += FRAME) resumed.ws.send(speech.subarray(at, Math.min(at + FRAME, backlogEnd)));
-    await play(resumed.ws, speech.subarray(backlogEnd));
-    resumed.ws.send(JSON.stringify({ type: "stop" }));
-    const stopped = await resumed.waitFor((m) => m.type === "stopped", 300_000);
-    expect((await resumed.closed).code).toBe(1000);
-    return { resumed, stopped };
+
+  /** The saved session shows its live text until the full pass replaces it (which may already have happened). */
+  function expectLiveTextOrDone(transcription: Record<string, any>, words: string[]) {
+    if (transcription.status === "completed" && transcription.live_text === undefined) return;
+    for (const word of words) expect(String(transcription.live_text).toLowerCase()).toContain(word);
   }
 
   /** The session's whole recording was stored once, byte for byte, and its live text spans both sides of the gap. */
@@ -80,7 +71,7 @@ describe.skipIf(engineUnavailable)("live sessions across BFF replicas", () => {
       dropConnection(first.ws);
       await first.closed;
       await sleep(2_000);
-      const { resumed, stopped } = await resumeAndFinish(b.origin, ready.session_id, sent, 2 * BYTES_PER_SECOND);
+      const { resumed, stopped } = await resumeAndFinish({ origin: b.origin, cookie, sessionId: ready.session_id, speech, sentBefore: sent, gapBytes: 2 * BYTES_PER_SECOND });
       expectWhole(stopped, [first, resumed]);
 
       // Past A's resume wait: had A kept the session, it would have uploaded a second recording by now
@@ -89,9 +80,7 @@ describe.skipIf(engineUnavailable)("live sessions across BFF replicas", () => {
       const files = (await api("/api/v1/files?limit=100")).files as Array<{ id: string; file_name: string }>;
       expect(files.filter((f) => f.file_name.startsWith("Two replicas")).map((f) => f.id)).toEqual([stopped.file_id]);
       expect((await named("Two replicas")).map((t) => t.id)).toEqual([stopped.transcription_id]);
-      const one = await api(`/api/v1/transcriptions/${stopped.transcription_id}`);
-      expect(one.live_text.toLowerCase()).toContain("committee");
-      expect(one.live_text.toLowerCase()).toContain("summer");
+      expectLiveTextOrDone(await api(`/api/v1/transcriptions/${stopped.transcription_id}`), ["committee", "summer"]);
       expect(a.child.exitCode).toBeNull(); // A ran on the whole time
     } finally {
       await Promise.all([a.close(), b.close()]);
@@ -110,7 +99,7 @@ describe.skipIf(engineUnavailable)("live sessions across BFF replicas", () => {
       // No close frame from a dead process: 1006, which the page answers by resuming (not a final close).
       expect((await first.closed).code).toBe(1006);
       // The microphone went on while the page reconnected.
-      const { resumed, stopped } = await resumeAndFinish(b.origin, ready.session_id, sent, BYTES_PER_SECOND);
+      const { resumed, stopped } = await resumeAndFinish({ origin: b.origin, cookie, sessionId: ready.session_id, speech, sentBefore: sent, gapBytes: BYTES_PER_SECOND });
       expectWhole(stopped, [first, resumed]);
       expect((await named("Killed replica")).map((t) => t.id)).toEqual([stopped.transcription_id]);
     } finally {
@@ -136,7 +125,7 @@ describe.skipIf(engineUnavailable)("live sessions across BFF replicas", () => {
       }
       expect(saved).toHaveLength(1);
       const one = await api(`/api/v1/transcriptions/${saved[0]!.id}`);
-      expect(one.live_text.toLowerCase()).toContain("committee");
+      expectLiveTextOrDone(one, ["committee"]);
       expect(one.status).not.toBe("failed");
     } finally {
       await a.close();

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineUnavailable, synthesize, wordErrorRate } from "../../../transcription/test/helpers.js";
-import { dropConnection, FRAME, liveWords, open, pcmOf, play, storedRecordings } from "./live-helpers.js";
+import { dropConnection, FRAME, liveWords, open, pcmOf, play, resumeAndFinish, storedRecordings } from "./live-helpers.js";
 import { type DeveloperStack, startDeveloperStack } from "./stack.js";
 
 /**
@@ -54,23 +54,6 @@ describe.skipIf(engineUnavailable)("live sessions resumed after a dropped connec
     await stack?.close();
   });
 
-  /** After the gap: resume by id, send the backlog from the acknowledged offset, the rest at real time, stop. */
-  async function resumeAndFinish(origin: string, sessionId: string, sentBefore: number, gapBytes: number) {
-    const resumed = await open(`${origin.replace(/^http/, "ws")}/api/v1/live?resume=${sessionId}`, { cookie, origin });
-    const ready = await resumed.waitFor((m) => m.type === "ready");
-    expect(ready).toMatchObject({ session_id: sessionId, resumed: true });
-    // Everything the BFF acknowledged is stored; it may have stored more than it acknowledged, never more than was sent.
-    expect(ready.audio_bytes % 2).toBe(0);
-    expect(ready.audio_bytes).toBeGreaterThan(0);
-    expect(ready.audio_bytes).toBeLessThanOrEqual(sentBefore);
-    const backlogEnd = sentBefore + gapBytes;
-    for (let at = ready.audio_bytes; at < backlogEnd; at += FRAME) resumed.ws.send(speech.subarray(at, Math.min(at + FRAME, backlogEnd)));
-    await play(resumed.ws, speech.subarray(backlogEnd));
-    resumed.ws.send(JSON.stringify({ type: "stop" }));
-    const stopped = await resumed.waitFor((m) => m.type === "stopped", 300_000);
-    expect((await resumed.closed).code).toBe(1000);
-    return { resumed, stopped };
-  }
 
   it("resume names no open session of the caller's: an unknown id and another user's session are closed 4404", { timeout: 300_000 }, async () => {
     const ws = stack.origin.replace(/^http/, "ws");
@@ -97,7 +80,7 @@ describe.skipIf(engineUnavailable)("live sessions resumed after a dropped connec
     await first.closed;
     // Two seconds without a network: the microphone goes on, the page keeps the frames.
     await sleep(2_000);
-    const { resumed, stopped } = await resumeAndFinish(stack.origin, ready.session_id, sent, 2 * BYTES_PER_SECOND);
+    const { resumed, stopped } = await resumeAndFinish({ origin: stack.origin, cookie, sessionId: ready.session_id, speech, sentBefore: sent, gapBytes: 2 * BYTES_PER_SECOND });
 
     expect(stopped.audio_seconds * BYTES_PER_SECOND).toBe(speech.length);
     const live = liveWords([...first.messages, ...resumed.messages]).toLowerCase();
@@ -124,7 +107,7 @@ describe.skipIf(engineUnavailable)("live sessions resumed after a dropped connec
     await before.close();
     expect((await first.closed).code).toBe(1012);
     const after = await stack.bffInstance({});
-    const { resumed, stopped } = await resumeAndFinish(after.origin, ready.session_id, sent, BYTES_PER_SECOND);
+    const { resumed, stopped } = await resumeAndFinish({ origin: after.origin, cookie, sessionId: ready.session_id, speech, sentBefore: sent, gapBytes: BYTES_PER_SECOND });
 
     expect(stopped.audio_seconds * BYTES_PER_SECOND).toBe(speech.length);
     const live = liveWords([...first.messages, ...resumed.messages]).toLowerCase();

@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import { processes } from "@transcribe/embedded/services";
+import { pcmWav } from "@transcribe/media/testing/voices";
 import { getHealth, newStackDataDir, ownStackEnv, type RunningStack, startStack, waitFor } from "../../../../deploy/embedded/test/stack.js";
 import { Browser } from "../../../auth/test/harness.js";
 
@@ -116,21 +117,7 @@ export function toneWav(seconds = 1): Buffer {
   const samples = Math.round(rate * seconds);
   const data = Buffer.alloc(samples * 2);
   for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write("WAVE", 8);
-  header.write("fmt ", 12);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  return pcmWav(data);
 }
 
 /** Uploads audio as the web app does (declare, PUT to the signed URL); returns the file id. */

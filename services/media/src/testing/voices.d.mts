@@ -1,5 +1,7 @@
 /** The fmt fields and the PCM bytes of a WAV file. */
 export function readWav(file: string): { channels: number; sampleRate: number; byteRate: number; bitsPerSample: number; pcm: Buffer };
+/** A 16 kHz mono 16-bit WAV file's bytes around `pcm`. */
+export function pcmWav(pcm: Buffer): Buffer;
 /** Seconds of audio in a PCM WAV file. */
 export function wavSeconds(file: string): number;
 /** A WAV of `seconds` of digital silence (16 kHz mono 16-bit); returns `out`. */

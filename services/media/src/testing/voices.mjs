@@ -35,7 +35,8 @@ export function wavSeconds(file) {
   return wav.pcm.length / wav.byteRate;
 }
 
-function writeWav(out, pcm) {
+/** A 16 kHz mono 16-bit WAV file's bytes around `pcm`. */
+export function pcmWav(pcm) {
   const header = Buffer.alloc(44);
   header.write("RIFF", 0, "ascii");
   header.writeUInt32LE(36 + pcm.length, 4);
@@ -49,7 +50,11 @@ function writeWav(out, pcm) {
   header.writeUInt16LE(16, 34);
   header.write("data", 36, "ascii");
   header.writeUInt32LE(pcm.length, 40);
-  writeFileSync(out, Buffer.concat([header, pcm]));
+  return Buffer.concat([header, pcm]);
+}
+
+function writeWav(out, pcm) {
+  writeFileSync(out, pcmWav(pcm));
   return out;
 }
 
