@@ -184,6 +184,10 @@ def vocabulary_prompt(encode, decode, prompt, terms: list) -> tuple:
     return (prompt + " " + labelled).strip(), glossary
 
 
+# Whisper's own check: a decode with a lower mean log-probability is tried again hotter.
+LOG_PROB_THRESHOLD = -1.0
+
+
 def decode_options(request: dict, language, task: str, temperatures, tokenizer=None) -> dict:
     """What sequential and batched decoding share. Hallucination and loop guards at the
     source: no conditioning on the previous window's text (the usual cause of runaway
@@ -206,7 +210,7 @@ def decode_options(request: dict, language, task: str, temperatures, tokenizer=N
         vad_parameters={"min_silence_duration_ms": 500},
         condition_on_previous_text=False,
         compression_ratio_threshold=2.4,
-        log_prob_threshold=-1.0,
+        log_prob_threshold=LOG_PROB_THRESHOLD,
         no_speech_threshold=0.6,
         no_repeat_ngram_size=0,
     )
@@ -241,6 +245,44 @@ def missed_speech(speech: list, words: list, duration: float, minimum: float = M
         if sum(e - s for s, e in inside) >= minimum:
             out.append((max(gap_start, inside[0][0] - MISSED_SPEECH_PAD), min(gap_end, inside[-1][1] + MISSED_SPEECH_PAD)))
     return out
+
+
+# A prompted decode also adds words no one said, mostly at the end of a window, after the last
+# real word (docs/benchmarks.md, vocabulary): "Off." (base, a LibriVox sentence), "Thank you
+# very much." (tiny.en, AMI), "I'm sorry." four times (base, AMI). Two marks, either enough:
+# Whisper's own checks failed at every fallback temperature (the text is a sample at the last
+# one: "Off." had avg_logprob -1.34 at 1.0), or the words are squeezed into less time than
+# anyone speaks them (four words in 0.1 s). Such segments are dropped; real speech they held is
+# then decoded again without the prompt, like any other speech a prompted decode left without
+# words. Real segments with a weak score pass: they decode at a low temperature (ami_dev00's
+# whole segment, with the term, at 0.0), which the old rule by faster-whisper's hallucination
+# score did not tell apart (decision 0029).
+# The shortest time per word a segment of two or more words may take (fast speech is ~0.2 s).
+SQUEEZED_WORD_SECONDS = 0.05
+
+
+def invented(segment: dict, last_temperature: float) -> bool:
+    """Whether a prompted decode's segment holds words no one said (see above). Pure:
+    `segment` has temperature, avg_logprob and words [{start, end}]."""
+    words = segment.get("words") or []
+    if segment["temperature"] >= last_temperature and segment["avg_logprob"] < LOG_PROB_THRESHOLD:
+        return True
+    return len(words) >= 2 and (words[-1]["end"] - words[0]["start"]) / len(words) < SQUEEZED_WORD_SECONDS
+
+
+def drop_invented(segments: list, last_temperature: float) -> list:
+    kept = []
+    for segment in segments:
+        view = {
+            "temperature": segment.temperature,
+            "avg_logprob": segment.avg_logprob,
+            "words": [{"start": w.start, "end": w.end} for w in (segment.words or [])],
+        }
+        if invented(view, last_temperature):
+            log(f"prompt: dropped {segment.start:.2f}-{segment.end:.2f} s {segment.text.strip()!r} (words no one said)")
+        else:
+            kept.append(segment)
+    return kept
 
 
 def recover_missed_speech(model, samples, segments: list, request: dict, language, task: str, temperatures) -> list:
@@ -329,7 +371,11 @@ def transcribe(request: dict) -> dict:
         segments, info = sequential_transcribe(model, samples, request, language, task, temperatures)
     conditioned = decode_options(request, language, task, temperatures, model.hf_tokenizer)
     if conditioned["initial_prompt"] or conditioned["hotwords"]:
-        segments = recover_missed_speech(model, samples, list(segments), request, language, task, temperatures)
+        # Only sequential decoding falls back to hotter temperatures (the batched pipeline
+        # keeps its first), so only there does a segment at the last one mean all failed.
+        fell_back = batch_size == 0 and len(temperatures) > 1
+        segments = drop_invented(list(segments), temperatures[-1] if fell_back else float("inf"))
+        segments = recover_missed_speech(model, samples, segments, request, language, task, temperatures)
     out = []
     for segment in segments:
         out.append(
