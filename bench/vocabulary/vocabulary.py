@@ -48,6 +48,10 @@ BEAM_SIZE = int(os.environ.get("WHISPER_BEAM_SIZE", "5"))
 # Real recorded speech with human transcripts, from registry packages (pinned versions).
 DEBIAN_PACKAGE = ("pocketsphinx-testdata", "0.8+5prealpha+1-15")
 NPM_PACKAGE = ("nodejs-whisper", "0.3.1", "package/cpp/whisper.cpp/bindings/go/samples/jfk.wav")
+# ALSA's speaker-test voice prompts, a person saying each channel's name ("Front Left"), and
+# Noise.wav, which has no speech at all (any word in its transcript is an insertion).
+ALSA_PACKAGE = ("alsa-utils", "1.2.8-1")
+ALSA_SOUNDS = ("Front_Center", "Front_Left", "Front_Right", "Rear_Center", "Rear_Left", "Rear_Right", "Side_Left", "Side_Right", "Noise")
 # whisper.cpp's README and tests give this as the sample's text.
 JFK = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
 # A user transcribing the novel would list its names; only "Dashwood" is said in these clips.
@@ -138,6 +142,11 @@ def fetch_reference_speech(root: str) -> None:
             subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root, check=True)
         deb = next(f for f in os.listdir(root) if f.startswith(name) and f.endswith(".deb"))
         subprocess.run(["dpkg-deb", "-x", os.path.join(root, deb), os.path.join(root, "pocketsphinx")], check=True)
+    name, version = ALSA_PACKAGE
+    if not os.path.isdir(os.path.join(root, "alsa", "usr", "share", "sounds", "alsa")):
+        subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root, check=True)
+        deb = next(f for f in os.listdir(root) if f.startswith(name + "_") and f.endswith(".deb"))
+        subprocess.run(["dpkg-deb", "-x", os.path.join(root, deb), os.path.join(root, "alsa")], check=True)
     name, version, member = NPM_PACKAGE
     if not os.path.isfile(os.path.join(root, member)):
         subprocess.run(["npm", "pack", f"{name}@{version}", "--pack-destination", root], check=True, stdout=subprocess.DEVNULL)
@@ -162,6 +171,14 @@ def reference_clips(root: str, tmp: str) -> list:
     subprocess.run(["sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", os.path.join(data, "goforward.raw"), goforward], check=True)
     clips.append({"clip": "goforward", "audio": goforward, "reference": "go forward ten meters", "terms": []})
     clips.append({"clip": "jfk", "audio": os.path.join(root, NPM_PACKAGE[2]), "reference": JFK, "terms": []})
+    # A TIDIGITS recording; the corpus names each file by its digits (z: zero, o: oh).
+    digits = os.path.join(tmp, "tidigits-2934z.wav")
+    subprocess.run(["sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", os.path.join(data, "tidigits", "dhd.2934z.raw"), digits], check=True)
+    clips.append({"clip": "tidigits-2934z", "audio": digits, "reference": "two nine three four zero", "terms": []})
+    for sound in ALSA_SOUNDS:
+        audio = os.path.join(root, "alsa", "usr", "share", "sounds", "alsa", sound + ".wav")
+        reference = "" if sound == "Noise" else sound.replace("_", " ").lower()
+        clips.append({"clip": "alsa-" + sound.lower().replace("_", "-"), "audio": audio, "reference": reference, "terms": []})
     return clips
 
 
