@@ -188,6 +188,7 @@ def main() -> None:
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "vocabulary.json"))
     parser.add_argument("--report", action="store_true", help="also write the vocabulary block of docs/benchmarks.md")
     parser.add_argument("--merge", help="comma-separated result files of earlier runs (one model each, run side by side): write --out and the report from them")
+    parser.add_argument("--reuse", help="an earlier result file whose outputs without the vocabulary are taken instead of decoding again")
     args = parser.parse_args()
     if args.merge:
         parts = [json.load(open(f)) for f in args.merge.split(",")]
@@ -213,10 +214,19 @@ def main() -> None:
         synthesize(text, path)
         clips.append(("synthesized", f"synth{i}", path, text, terms, SYNTH_VOCABULARY))
     report = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load": os.getloadavg()[0], "beam_size": BEAM_SIZE, "models": {}}
+    reused = {}
+    if args.reuse:
+        earlier = json.load(open(args.reuse))
+        reused = {(m, r["kind"], r["clip"]): r["without"] for m, d in earlier["models"].items() for r in d["rows"]}
+        report["reused_without_from"] = earlier["started"]
     for model in args.models.split(","):
         rows = []
         for kind, clip, audio, reference, terms, vocabulary in clips:
-            without = transcribe(model, audio, [])
+            # The plain decode does not depend on the vocabulary rules: --reuse takes it from
+            # an earlier run (same engine, beam, model) for the clips that run had.
+            without = reused.get((model, kind, clip))
+            if without is None:
+                without = transcribe(model, audio, [])
             with_ = transcribe(model, audio, vocabulary)
             row = {"kind": kind, "clip": clip, "terms": terms, "without": without, "with": with_}
             # Words of the with-vocabulary output that differ from the output without it.

@@ -285,6 +285,56 @@ def drop_invented(segments: list, last_temperature: float) -> list:
     return kept
 
 
+# A term can also be written over other speech: with tiny.en, "Okay, does anyone want" on
+# ami_trn00 came out "Ok, Zanzibar wants" (a glossary term never said). The decoder itself
+# gave "Zanzibar" a probability under 0.005; a term said gets more on at least one of its
+# words ("Real Reaction" on ami_dev00: 0.02 and 0.86). A segment holding a term none of whose
+# words reach this probability is decoded again without the prompt (decision 0038).
+TERM_MIN_PROBABILITY = 0.05
+
+
+def _plain(word: str) -> str:
+    return "".join(c for c in word.lower() if c.isalnum())
+
+
+def forced_terms(words: list, terms: list) -> list:
+    """The terms found in `words` ({word, probability}) none of whose words reach
+    TERM_MIN_PROBABILITY. Pure; matching ignores case and punctuation, word by word."""
+    plain = [_plain(w["word"]) for w in words]
+    found = []
+    for term in terms:
+        parts = [p for p in (_plain(x) for x in term.split()) if p]
+        if not parts:
+            continue
+        for i in range(len(plain) - len(parts) + 1):
+            if plain[i : i + len(parts)] == parts and max(w["probability"] for w in words[i : i + len(parts)]) < TERM_MIN_PROBABILITY:
+                found.append(term)
+                break
+    return found
+
+
+def undo_forced_terms(model, samples, segments: list, terms: list, request: dict, language, task: str, temperatures) -> list:
+    """`segments` with each segment that holds a forced term (see above) replaced by a plain
+    decode (no prompt, no hotwords) of its stretch."""
+    import dataclasses
+
+    plain = {**request, "prompt": None, "vocabulary": []}
+    out = []
+    for segment in segments:
+        forced = forced_terms([{"word": w.word, "probability": w.probability} for w in (segment.words or [])], terms)
+        if not forced:
+            out.append(segment)
+            continue
+        first = max(0.0, segment.start - MISSED_SPEECH_PAD)
+        last = min(len(samples) / SAMPLE_RATE, segment.end + MISSED_SPEECH_PAD)
+        found, _ = sequential_transcribe(model, samples[int(first * SAMPLE_RATE) : int(last * SAMPLE_RATE)], plain, language, task, temperatures)
+        for again in found:
+            shifted = [dataclasses.replace(w, start=w.start + first, end=w.end + first) for w in (again.words or [])]
+            out.append(dataclasses.replace(again, start=again.start + first, end=again.end + first, words=shifted))
+        log(f"prompt: decoded {first:.2f}-{last:.2f} s again without it (forced {', '.join(forced)})")
+    return out
+
+
 def recover_missed_speech(model, samples, segments: list, request: dict, language, task: str, temperatures) -> list:
     """`segments` plus a plain decode (no prompt, no hotwords) of each stretch of speech the
     prompted decode left without words; in time order."""
@@ -375,6 +425,8 @@ def transcribe(request: dict) -> dict:
         # keeps its first), so only there does a segment at the last one mean all failed.
         fell_back = batch_size == 0 and len(temperatures) > 1
         segments = drop_invented(list(segments), temperatures[-1] if fell_back else float("inf"))
+        terms = [t for t in (request.get("vocabulary") or []) if isinstance(t, str) and t.strip()]
+        segments = undo_forced_terms(model, samples, segments, terms, request, language, task, temperatures)
         segments = recover_missed_speech(model, samples, segments, request, language, task, temperatures)
     out = []
     for segment in segments:
