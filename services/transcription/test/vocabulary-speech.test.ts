@@ -68,7 +68,7 @@ describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary on real speec
       .join(" ");
   // The benchmark's AMI vocabulary: ami_dev00 says "Real Reaction", which must stay.
   const meetingTerms = ["Real Reaction", "syncing", "EyeLink", "Kubernetes", "Okonkwo", "Zanzibar", "Transcribe Pro", "Nakamura"];
-  it.each([
+  it.each<[string, string, string[], string[]]>([
     ["ami_trn00", "tiny.en", ABSENT, []],
     ["ami_dev00", "base", meetingTerms, ["Real Reaction"]],
   ])("%s with %s: nothing is added after the last word said, no absent term, the terms said stay", { timeout: 600_000 }, async (clip, model, terms, said) => {
