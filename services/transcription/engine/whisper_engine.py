@@ -286,11 +286,13 @@ def drop_invented(segments: list, last_temperature: float) -> list:
 
 
 # A term can also be written over other speech: with tiny.en, "Okay, does anyone want" on
-# ami_trn00 came out "Ok, Zanzibar wants" (a glossary term never said). The decoder itself
-# gave "Zanzibar" a probability under 0.005; a term said gets more on at least one of its
-# words ("Real Reaction" on ami_dev00: 0.02 and 0.86). A segment holding a term none of whose
-# words reach this probability is decoded again without the prompt (decision 0038).
-TERM_MIN_PROBABILITY = 0.05
+# ami_trn00 came out "Ok, Zanzibar wants" (a glossary term never said), and a synthesized
+# sentence got "Okonkwo, Kubernetes," after its end. The decoder itself gave "Zanzibar" and
+# "Okonkwo" a probability under 0.005; a term said gets more on at least one of its words
+# ("Real Reaction" on ami_dev00: 0.02 and 0.86; "Kubernetes" said, base: 0.042, so 0.05 was
+# too high). A segment holding a term none of whose words reach this probability is decoded
+# again without the prompt (decision 0038).
+TERM_MIN_PROBABILITY = 0.01
 
 
 def _plain(word: str) -> str:
@@ -320,13 +322,19 @@ def undo_forced_terms(model, samples, segments: list, terms: list, request: dict
 
     plain = {**request, "prompt": None, "vocabulary": []}
     out = []
-    for segment in segments:
+    for index, segment in enumerate(segments):
         forced = forced_terms([{"word": w.word, "probability": w.probability} for w in (segment.words or [])], terms)
         if not forced:
             out.append(segment)
             continue
-        first = max(0.0, segment.start - MISSED_SPEECH_PAD)
-        last = min(len(samples) / SAMPLE_RATE, segment.end + MISSED_SPEECH_PAD)
+        # Padded, but never into the neighbours' words (that would decode them twice).
+        before = max([0.0] + [w.end for s in out for w in (s.words or [])])
+        after = min([len(samples) / SAMPLE_RATE] + [w.start for s in segments[index + 1 :] for w in (s.words or [])])
+        first = max(before, segment.start - MISSED_SPEECH_PAD)
+        last = min(after, segment.end + MISSED_SPEECH_PAD)
+        if last - first < 0.05:
+            log(f"prompt: dropped {segment.start:.2f}-{segment.end:.2f} s (forced {', '.join(forced)}, no room to decode again)")
+            continue
         found, _ = sequential_transcribe(model, samples[int(first * SAMPLE_RATE) : int(last * SAMPLE_RATE)], plain, language, task, temperatures)
         for again in found:
             shifted = [dataclasses.replace(w, start=w.start + first, end=w.end + first) for w in (again.words or [])]
