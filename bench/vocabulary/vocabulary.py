@@ -90,7 +90,8 @@ def words(text: str) -> list:
     """Lower case, no punctuation, small numbers spelled out ("10" and "ten" are one word)."""
     out = [w for w in re.sub(r"[^\w' ]+", " ", text.lower()).split() if w]
     out = [SPELLED.get(w, w) for w in out]
-    return [NUMBERS[int(w)] if w.isdigit() and int(w) < len(NUMBERS) else w for w in out]
+    # Longer digit strings digit by digit, as TIDIGITS reads them ("29340", "293-4-0").
+    return [x for w in out for x in ([NUMBERS[int(w)]] if w.isdigit() and int(w) < len(NUMBERS) else [NUMBERS[int(d)] for d in w] if w.isdigit() else [w])]
 
 
 def edit_distance(a: list, b: list) -> int:
@@ -290,7 +291,7 @@ def write_block(report: dict, path: str) -> None:
         f"{report['load']:.1f} at the start (shared; only accuracy is reported, no times). The product's engine",
         f"(`whisper_engine.py`, int8, VAD, beam {report['beam_size']} as the worker's default) once without and once with a vocabulary.",
         "Term accuracy: share of the terms said in a clip that the transcript spells exactly (case included).",
-        "WER: lower case, no punctuation, numbers up to twenty spelled out; pooled (all errors over all reference",
+        "WER: lower case, no punctuation, numbers up to twenty spelled out, longer digit strings digit by digit; pooled (all errors over all reference",
         "words). Forced insertion: a vocabulary term a clip does not contain appearing in its transcript (and not",
         "already there without the vocabulary). \"Changed\": WER of the with-vocabulary output against the without one.",
         "",

@@ -25,8 +25,12 @@ describe.skipIf(engineUnavailable)("prompted decode: invented segments and force
     expect(call("invented", { temperature: 1.0, avg_logprob: -1.13, words: [word(29.86, 29.86), word(29.86, 29.96), word(29.96, 29.96), word(29.96, 29.96)] }, 1.0)).toBe(true);
     // base, ami_dev00: "I'm sorry." four times in 0.08 s, at temperature 0.0.
     expect(call("invented", { temperature: 0.0, avg_logprob: -0.9, words: Array.from({ length: 8 }, () => word(29.89, 29.97)) }, 1.0)).toBe(true);
-    // ami_dev00's real segment with "Real Reaction": weak, but decoded at 0.0 at a speaking pace.
-    expect(call("invented", { temperature: 0.0, avg_logprob: -0.39, words: [word(1.78, 2.42), word(2.58, 2.62), word(2.7, 2.74)] }, 1.0)).toBe(false);
+    // ALSA's Front_Right.wav (base): "Thank you." three times after "Front, Right.", 0.4 s, likely silence.
+    expect(call("invented", { temperature: 0.0, avg_logprob: -0.98, no_speech_prob: 0.86, words: [word(1.1, 1.5), ...Array.from({ length: 5 }, () => word(1.5, 1.5))] }, 1.0)).toBe(true);
+    // ALSA's Rear_Center.wav (tiny.en): "Here." after "Rear Center.".
+    expect(call("invented", { temperature: 0.2, avg_logprob: -0.67, no_speech_prob: 0.65, words: [word(1.04, 1.14)] }, 1.0)).toBe(true);
+    // ami_dev00's real segment with "Real Reaction": weak, but decoded at 0.0 at a speaking pace, speech likely.
+    expect(call("invented", { temperature: 0.0, avg_logprob: -0.39, no_speech_prob: 0.47, words: [word(1.78, 2.42), word(2.58, 2.62), word(2.7, 2.74)] }, 1.0)).toBe(false);
     // A real word decoded at the last temperature but above the threshold stays.
     expect(call("invented", { temperature: 1.0, avg_logprob: -0.8, words: [word(0, 0.4)] }, 1.0)).toBe(false);
     // Batched decoding has no fallback: the caller passes infinity, a failed decode is kept.
