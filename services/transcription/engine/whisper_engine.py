@@ -264,8 +264,11 @@ SQUEEZED_WORD_SECONDS = 0.05
 # Whisper's no-speech check needs both a likely silence and a weak decode; a prompt props up
 # the decode's log-probability ("Thank you." three times after "Front, Right.": no-speech
 # 0.86, avg_logprob -0.98; "Here." after "Rear Center.": 0.65 and -0.67), so after a prompt
-# the silence alone decides. The real segments measured stay well under it (0.47 at most).
+# the silence alone decides, for a segment too short to hold a sentence: whole windows of
+# real meeting speech (AMI ami_trn03, ami_trn09) and tiny.en's "Five, five." (1.2 s) also
+# came at over 0.6.
 NO_SPEECH_THRESHOLD = 0.6
+SILENCE_SEGMENT_SECONDS = 0.5
 
 
 def invented(segment: dict, last_temperature: float) -> bool:
@@ -274,7 +277,7 @@ def invented(segment: dict, last_temperature: float) -> bool:
     words = segment.get("words") or []
     if segment["temperature"] >= last_temperature and segment["avg_logprob"] < LOG_PROB_THRESHOLD:
         return True
-    if segment.get("no_speech_prob", 0.0) > NO_SPEECH_THRESHOLD:
+    if words and segment.get("no_speech_prob", 0.0) > NO_SPEECH_THRESHOLD and words[-1]["end"] - words[0]["start"] < SILENCE_SEGMENT_SECONDS:
         return True
     return len(words) >= 2 and (words[-1]["end"] - words[0]["start"]) / len(words) < SQUEEZED_WORD_SECONDS
 

@@ -29,6 +29,8 @@ describe.skipIf(engineUnavailable)("prompted decode: invented segments and force
     expect(call("invented", { temperature: 0.0, avg_logprob: -0.98, no_speech_prob: 0.86, words: [word(1.1, 1.5), ...Array.from({ length: 5 }, () => word(1.5, 1.5))] }, 1.0)).toBe(true);
     // ALSA's Rear_Center.wav (tiny.en): "Here." after "Rear Center.".
     expect(call("invented", { temperature: 0.2, avg_logprob: -0.67, no_speech_prob: 0.65, words: [word(1.04, 1.14)] }, 1.0)).toBe(true);
+    // Real speech Whisper also gave over 0.6: tiny.en's "Five, five." (1.2 s), a window of AMI speech.
+    expect(call("invented", { temperature: 0.0, avg_logprob: -0.5, no_speech_prob: 0.7, words: [word(0.0, 0.6), word(0.8, 1.2)] }, 1.0)).toBe(false);
     // ami_dev00's real segment with "Real Reaction": weak, but decoded at 0.0 at a speaking pace, speech likely.
     expect(call("invented", { temperature: 0.0, avg_logprob: -0.39, no_speech_prob: 0.47, words: [word(1.78, 2.42), word(2.58, 2.62), word(2.7, 2.74)] }, 1.0)).toBe(false);
     // A real word decoded at the last temperature but above the threshold stays.
