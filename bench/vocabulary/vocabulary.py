@@ -48,6 +48,10 @@ BEAM_SIZE = int(os.environ.get("WHISPER_BEAM_SIZE", "5"))
 # Real recorded speech with human transcripts, from registry packages (pinned versions).
 DEBIAN_PACKAGE = ("pocketsphinx-testdata", "0.8+5prealpha+1-15")
 NPM_PACKAGE = ("nodejs-whisper", "0.3.1", "package/cpp/whisper.cpp/bindings/go/samples/jfk.wav")
+# ALSA's speaker-test voice prompts, a person saying each channel's name ("Front Left"), and
+# Noise.wav, which has no speech at all (any word in its transcript is an insertion).
+ALSA_PACKAGE = ("alsa-utils", "1.2.8-1")
+ALSA_SOUNDS = ("Front_Center", "Front_Left", "Front_Right", "Rear_Center", "Rear_Left", "Rear_Right", "Side_Left", "Side_Right", "Noise")
 # whisper.cpp's README and tests give this as the sample's text.
 JFK = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
 # A user transcribing the novel would list its names; only "Dashwood" is said in these clips.
@@ -86,7 +90,8 @@ def words(text: str) -> list:
     """Lower case, no punctuation, small numbers spelled out ("10" and "ten" are one word)."""
     out = [w for w in re.sub(r"[^\w' ]+", " ", text.lower()).split() if w]
     out = [SPELLED.get(w, w) for w in out]
-    return [NUMBERS[int(w)] if w.isdigit() and int(w) < len(NUMBERS) else w for w in out]
+    # Longer digit strings digit by digit, as TIDIGITS reads them ("29340", "293-4-0").
+    return [x for w in out for x in ([NUMBERS[int(w)]] if w.isdigit() and int(w) < len(NUMBERS) else [NUMBERS[int(d)] for d in w] if w.isdigit() else [w])]
 
 
 def edit_distance(a: list, b: list) -> int:
@@ -138,6 +143,11 @@ def fetch_reference_speech(root: str) -> None:
             subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root, check=True)
         deb = next(f for f in os.listdir(root) if f.startswith(name) and f.endswith(".deb"))
         subprocess.run(["dpkg-deb", "-x", os.path.join(root, deb), os.path.join(root, "pocketsphinx")], check=True)
+    name, version = ALSA_PACKAGE
+    if not os.path.isdir(os.path.join(root, "alsa", "usr", "share", "sounds", "alsa")):
+        subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root, check=True)
+        deb = next(f for f in os.listdir(root) if f.startswith(name + "_") and f.endswith(".deb"))
+        subprocess.run(["dpkg-deb", "-x", os.path.join(root, deb), os.path.join(root, "alsa")], check=True)
     name, version, member = NPM_PACKAGE
     if not os.path.isfile(os.path.join(root, member)):
         subprocess.run(["npm", "pack", f"{name}@{version}", "--pack-destination", root], check=True, stdout=subprocess.DEVNULL)
@@ -162,6 +172,14 @@ def reference_clips(root: str, tmp: str) -> list:
     subprocess.run(["sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", os.path.join(data, "goforward.raw"), goforward], check=True)
     clips.append({"clip": "goforward", "audio": goforward, "reference": "go forward ten meters", "terms": []})
     clips.append({"clip": "jfk", "audio": os.path.join(root, NPM_PACKAGE[2]), "reference": JFK, "terms": []})
+    # A TIDIGITS recording; the corpus names each file by its digits (z: zero, o: oh).
+    digits = os.path.join(tmp, "tidigits-2934z.wav")
+    subprocess.run(["sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", os.path.join(data, "tidigits", "dhd.2934z.raw"), digits], check=True)
+    clips.append({"clip": "tidigits-2934z", "audio": digits, "reference": "two nine three four zero", "terms": []})
+    for sound in ALSA_SOUNDS:
+        audio = os.path.join(root, "alsa", "usr", "share", "sounds", "alsa", sound + ".wav")
+        reference = "" if sound == "Noise" else sound.replace("_", " ").lower()
+        clips.append({"clip": "alsa-" + sound.lower().replace("_", "-"), "audio": audio, "reference": reference, "terms": []})
     return clips
 
 
@@ -171,6 +189,7 @@ def main() -> None:
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "vocabulary.json"))
     parser.add_argument("--report", action="store_true", help="also write the vocabulary block of docs/benchmarks.md")
     parser.add_argument("--merge", help="comma-separated result files of earlier runs (one model each, run side by side): write --out and the report from them")
+    parser.add_argument("--reuse", help="an earlier result file whose outputs without the vocabulary are taken instead of decoding again")
     args = parser.parse_args()
     if args.merge:
         parts = [json.load(open(f)) for f in args.merge.split(",")]
@@ -196,10 +215,19 @@ def main() -> None:
         synthesize(text, path)
         clips.append(("synthesized", f"synth{i}", path, text, terms, SYNTH_VOCABULARY))
     report = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load": os.getloadavg()[0], "beam_size": BEAM_SIZE, "models": {}}
+    reused = {}
+    if args.reuse:
+        earlier = json.load(open(args.reuse))
+        reused = {(m, r["kind"], r["clip"]): r["without"] for m, d in earlier["models"].items() for r in d["rows"]}
+        report["reused_without_from"] = earlier["started"]
     for model in args.models.split(","):
         rows = []
         for kind, clip, audio, reference, terms, vocabulary in clips:
-            without = transcribe(model, audio, [])
+            # The plain decode does not depend on the vocabulary rules: --reuse takes it from
+            # an earlier run (same engine, beam, model) for the clips that run had.
+            without = reused.get((model, kind, clip))
+            if without is None:
+                without = transcribe(model, audio, [])
             with_ = transcribe(model, audio, vocabulary)
             row = {"kind": kind, "clip": clip, "terms": terms, "without": without, "with": with_}
             # Words of the with-vocabulary output that differ from the output without it.
@@ -259,11 +287,11 @@ def write_block(report: dict, path: str) -> None:
         "",
         "Produced by `python bench/vocabulary/vocabulary.py --models base,tiny.en --report` (the engine venv's",
         "Python, `set -a; . /tmp/ci-env.txt`; here the two models ran side by side, `--models base --out base.json`",
-        "and `--models tiny.en --out tiny.json` with THREADS=1, then `--merge base.json,tiny.json --report`), recorded {report['started']} on this 2-core machine, load average",
+        f"and `--models tiny.en --out tiny.json` with THREADS=1, then `--merge base.json,tiny.json --report`), recorded {report['started']} on this 2-core machine, load average",
         f"{report['load']:.1f} at the start (shared; only accuracy is reported, no times). The product's engine",
         f"(`whisper_engine.py`, int8, VAD, beam {report['beam_size']} as the worker's default) once without and once with a vocabulary.",
         "Term accuracy: share of the terms said in a clip that the transcript spells exactly (case included).",
-        "WER: lower case, no punctuation, numbers up to twenty spelled out; pooled (all errors over all reference",
+        "WER: lower case, no punctuation, numbers up to twenty spelled out, longer digit strings digit by digit; pooled (all errors over all reference",
         "words). Forced insertion: a vocabulary term a clip does not contain appearing in its transcript (and not",
         "already there without the vocabulary). \"Changed\": WER of the with-vocabulary output against the without one.",
         "",
@@ -273,9 +301,12 @@ def write_block(report: dict, path: str) -> None:
         "  `~/.cache/transcribe/speech-refs`: Debian's `pocketsphinx-testdata` 0.8+5prealpha+1-15 (five LibriVox",
         "  readings of *Sense and Sensibility* with their transcription, five spoken card names with theirs, and the",
         "  \"go forward ten meters\" command of its grammar; BSD-2 / public domain) and npm's `nodejs-whisper` 0.3.1",
-        "  (whisper.cpp's `jfk.wav`, Kennedy's \"ask not\" sentence). Vocabulary: "
-        + ", ".join(REF_VOCABULARY) + ";",
-        "  only \"Dashwood\" is said (librivox-0870); on the other 11 clips no term occurs. The five card clips are",
+        "  (whisper.cpp's `jfk.wav`, Kennedy's \"ask not\" sentence); also from `pocketsphinx-testdata` a TIDIGITS",
+        "  recording (\"two nine three four zero\", the corpus names files by their digits), and Debian's `alsa-utils`",
+        "  " + ALSA_PACKAGE[1] + " (`/usr/share/sounds/alsa`: a person saying eight channel names, \"Front Left\" and so on, for",
+        "  speaker-test; the reference is the file's name; and `Noise.wav`, no speech at all, where any word is an",
+        "  insertion). Vocabulary: " + ", ".join(REF_VOCABULARY) + ";",
+        "  only \"Dashwood\" is said (librivox-0870); on the other clips no term occurs. The five card clips are",
         "  also run with a vocabulary of the suits (" + ", ".join(CARD_VOCABULARY) + "), which they do say (term accuracy).",
         "- **Real meeting speech without word references**: the 11 AMI excerpts of `shared/data/diarization` (30 s",
         "  each). Vocabulary: " + ", ".join(VOCABULARY) + "; said: ami_dev00 \"Real Reaction\", ami_trn03 \"syncing\",",

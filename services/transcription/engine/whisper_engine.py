@@ -184,6 +184,10 @@ def vocabulary_prompt(encode, decode, prompt, terms: list) -> tuple:
     return (prompt + " " + labelled).strip(), glossary
 
 
+# Whisper's own check: a decode with a lower mean log-probability is tried again hotter.
+LOG_PROB_THRESHOLD = -1.0
+
+
 def decode_options(request: dict, language, task: str, temperatures, tokenizer=None) -> dict:
     """What sequential and batched decoding share. Hallucination and loop guards at the
     source: no conditioning on the previous window's text (the usual cause of runaway
@@ -206,8 +210,8 @@ def decode_options(request: dict, language, task: str, temperatures, tokenizer=N
         vad_parameters={"min_silence_duration_ms": 500},
         condition_on_previous_text=False,
         compression_ratio_threshold=2.4,
-        log_prob_threshold=-1.0,
-        no_speech_threshold=0.6,
+        log_prob_threshold=LOG_PROB_THRESHOLD,
+        no_speech_threshold=NO_SPEECH_THRESHOLD,
         no_repeat_ngram_size=0,
     )
 
@@ -240,6 +244,115 @@ def missed_speech(speech: list, words: list, duration: float, minimum: float = M
         inside = [(max(s, gap_start), min(e, gap_end)) for s, e in speech if e > gap_start and s < gap_end]
         if sum(e - s for s, e in inside) >= minimum:
             out.append((max(gap_start, inside[0][0] - MISSED_SPEECH_PAD), min(gap_end, inside[-1][1] + MISSED_SPEECH_PAD)))
+    return out
+
+
+# A prompted decode also adds words no one said, mostly at the end of a window, after the last
+# real word (docs/benchmarks.md, vocabulary): "Off." (base, a LibriVox sentence), "Thank you
+# very much." (tiny.en, AMI), "I'm sorry." four times (base, AMI). Two marks, either enough:
+# Whisper's own checks failed at every fallback temperature (the text is a sample at the last
+# one: "Off." had avg_logprob -1.34 at 1.0), or the words are squeezed into less time than
+# anyone speaks them (four words in 0.1 s). Such segments are dropped; real speech they held is
+# then decoded again without the prompt, like any other speech a prompted decode left without
+# words. Real segments with a weak score pass: they decode at a low temperature (ami_dev00's
+# whole segment, with the term, at 0.0), which the old rule by faster-whisper's hallucination
+# score did not tell apart (decision 0029).
+# The shortest time per word a segment of two or more words may take (fast speech is ~0.2 s).
+SQUEEZED_WORD_SECONDS = 0.05
+
+
+# Whisper's no-speech check needs both a likely silence and a weak decode; a prompt props up
+# the decode's log-probability ("Thank you." three times after "Front, Right.": no-speech
+# 0.86, avg_logprob -0.98; "Here." after "Rear Center.": 0.65 and -0.67), so after a prompt
+# the silence alone decides, for a segment too short to hold a sentence: whole windows of
+# real meeting speech (AMI ami_trn03, ami_trn09) and tiny.en's "Five, five." (1.2 s) also
+# came at over 0.6.
+NO_SPEECH_THRESHOLD = 0.6
+SILENCE_SEGMENT_SECONDS = 0.5
+
+
+def invented(segment: dict, last_temperature: float) -> bool:
+    """Whether a prompted decode's segment holds words no one said (see above). Pure:
+    `segment` has temperature, avg_logprob, no_speech_prob and words [{start, end}]."""
+    words = segment.get("words") or []
+    if segment["temperature"] >= last_temperature and segment["avg_logprob"] < LOG_PROB_THRESHOLD:
+        return True
+    if words and segment.get("no_speech_prob", 0.0) > NO_SPEECH_THRESHOLD and words[-1]["end"] - words[0]["start"] < SILENCE_SEGMENT_SECONDS:
+        return True
+    return len(words) >= 2 and (words[-1]["end"] - words[0]["start"]) / len(words) < SQUEEZED_WORD_SECONDS
+
+
+def drop_invented(segments: list, last_temperature: float) -> list:
+    kept = []
+    for segment in segments:
+        view = {
+            "temperature": segment.temperature,
+            "avg_logprob": segment.avg_logprob,
+            "no_speech_prob": segment.no_speech_prob,
+            "words": [{"start": w.start, "end": w.end} for w in (segment.words or [])],
+        }
+        if invented(view, last_temperature):
+            log(f"prompt: dropped {segment.start:.2f}-{segment.end:.2f} s {segment.text.strip()!r} (words no one said)")
+        else:
+            kept.append(segment)
+    return kept
+
+
+# A term can also be written over other speech: with tiny.en, "Okay, does anyone want" on
+# ami_trn00 came out "Ok, Zanzibar wants" (a glossary term never said), and a synthesized
+# sentence got "Okonkwo, Kubernetes," after its end. The decoder itself gave "Zanzibar" and
+# "Okonkwo" a probability under 0.005; a term said gets more on at least one of its words
+# ("Real Reaction" on ami_dev00: 0.02 and 0.86; "Kubernetes" said, base: 0.042, so 0.05 was
+# too high). A segment holding a term none of whose words reach this probability is decoded
+# again without the prompt (decision 0038).
+TERM_MIN_PROBABILITY = 0.01
+
+
+def _plain(word: str) -> str:
+    return "".join(c for c in word.lower() if c.isalnum())
+
+
+def forced_terms(words: list, terms: list) -> list:
+    """The terms found in `words` ({word, probability}) none of whose words reach
+    TERM_MIN_PROBABILITY. Pure; matching ignores case and punctuation, word by word."""
+    plain = [_plain(w["word"]) for w in words]
+    found = []
+    for term in terms:
+        parts = [p for p in (_plain(x) for x in term.split()) if p]
+        if not parts:
+            continue
+        for i in range(len(plain) - len(parts) + 1):
+            if plain[i : i + len(parts)] == parts and max(w["probability"] for w in words[i : i + len(parts)]) < TERM_MIN_PROBABILITY:
+                found.append(term)
+                break
+    return found
+
+
+def undo_forced_terms(model, samples, segments: list, terms: list, request: dict, language, task: str, temperatures) -> list:
+    """`segments` with each segment that holds a forced term (see above) replaced by a plain
+    decode (no prompt, no hotwords) of its stretch."""
+    import dataclasses
+
+    plain = {**request, "prompt": None, "vocabulary": []}
+    out = []
+    for index, segment in enumerate(segments):
+        forced = forced_terms([{"word": w.word, "probability": w.probability} for w in (segment.words or [])], terms)
+        if not forced:
+            out.append(segment)
+            continue
+        # Padded, but never into the neighbours' words (that would decode them twice).
+        before = max([0.0] + [w.end for s in out for w in (s.words or [])])
+        after = min([len(samples) / SAMPLE_RATE] + [w.start for s in segments[index + 1 :] for w in (s.words or [])])
+        first = max(before, segment.start - MISSED_SPEECH_PAD)
+        last = min(after, segment.end + MISSED_SPEECH_PAD)
+        if last - first < 0.05:
+            log(f"prompt: dropped {segment.start:.2f}-{segment.end:.2f} s (forced {', '.join(forced)}, no room to decode again)")
+            continue
+        found, _ = sequential_transcribe(model, samples[int(first * SAMPLE_RATE) : int(last * SAMPLE_RATE)], plain, language, task, temperatures)
+        for again in found:
+            shifted = [dataclasses.replace(w, start=w.start + first, end=w.end + first) for w in (again.words or [])]
+            out.append(dataclasses.replace(again, start=again.start + first, end=again.end + first, words=shifted))
+        log(f"prompt: decoded {first:.2f}-{last:.2f} s again without it (forced {', '.join(forced)})")
     return out
 
 
@@ -329,7 +442,13 @@ def transcribe(request: dict) -> dict:
         segments, info = sequential_transcribe(model, samples, request, language, task, temperatures)
     conditioned = decode_options(request, language, task, temperatures, model.hf_tokenizer)
     if conditioned["initial_prompt"] or conditioned["hotwords"]:
-        segments = recover_missed_speech(model, samples, list(segments), request, language, task, temperatures)
+        # Only sequential decoding falls back to hotter temperatures (the batched pipeline
+        # keeps its first), so only there does a segment at the last one mean all failed.
+        fell_back = batch_size == 0 and len(temperatures) > 1
+        segments = drop_invented(list(segments), temperatures[-1] if fell_back else float("inf"))
+        terms = [t for t in (request.get("vocabulary") or []) if isinstance(t, str) and t.strip()]
+        segments = undo_forced_terms(model, samples, segments, terms, request, language, task, temperatures)
+        segments = recover_missed_speech(model, samples, segments, request, language, task, temperatures)
     out = []
     for segment in segments:
         out.append(
