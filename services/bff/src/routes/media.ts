@@ -15,7 +15,6 @@ import { signedInUserId } from "../http/signed-in-user.js";
  */
 
 const fileStatus = enumNames<FileStatus>(FileStatusSchema);
-type FileStatusName = z.infer<typeof fileSchema>["status"];
 
 export const fileSchema = z
   .object({
@@ -24,7 +23,7 @@ export const fileSchema = z
     file_size: z.number().int().nonnegative().describe("Bytes"),
     content_type: z.string(),
     duration: z.number().nonnegative().describe("Seconds; as declared until the file is processed, then as measured"),
-    status: z.enum(["uploading", "processing", "ready", "failed"]),
+    status: z.enum(fileStatus.names as [string, ...string[]]),
     error: z.string().nullable().describe("Why the file was refused, when status is failed"),
     chunk_count: z.number().int().nonnegative().describe("Pieces the processed audio is split into for speech engines (0: not split)"),
     created_at: z.iso.datetime(),
@@ -73,7 +72,7 @@ export function toFileJson(file: File): z.infer<typeof fileSchema> {
     content_type: file.contentType,
     duration: file.duration,
     // An unset status reads as processing.
-    status: (fileStatus.name(file.status) ?? "processing") as FileStatusName,
+    status: fileStatus.name(file.status) ?? "processing",
     error: file.error ?? null,
     chunk_count: file.chunks.length,
     created_at: (file.createdAt ? timestampDate(file.createdAt) : new Date(0)).toISOString(),

@@ -33,11 +33,11 @@ import { security } from "../http/openapi.js";
  * If-None-Match gets 304 with no body while nothing changed (docs/api.md).
  */
 
-const statusValues = ["pending", "processing", "transcribing", "completed", "failed"] as const;
-type StatusName = (typeof statusValues)[number] | "deleted";
 const transcriptionStatus = enumNames<TranscriptionStatus>(TranscriptionStatusSchema);
+/** The statuses a listed transcription can have: the proto's, without "deleted" (only a deletion's answer says it). */
+const statusValues = transcriptionStatus.names.filter((name) => name !== "deleted") as [string, ...string[]];
 /** The API's name of a status (an unset one reads as pending). */
-const statusName = (status: TranscriptionStatus) => (transcriptionStatus.name(status) ?? "pending") as StatusName;
+const statusName = (status: TranscriptionStatus) => transcriptionStatus.name(status) ?? "pending";
 
 // The settings' names are the proto enums' (verbose_json, word…); providers come from extension-points.
 const responseFormats = enumNames<ResponseFormat>(ResponseFormatSchema);
@@ -189,7 +189,7 @@ export const detailSchema = z
   .object({
     id: z.string(),
     display_name: z.string(),
-    status: z.enum([...statusValues, "deleted"]),
+    status: z.enum(transcriptionStatus.names as [string, ...string[]]),
     error: z.string().optional(),
     progress: z.string().optional().describe('What a live job waits for, e.g. "Downloading Whisper medium: 120 MB of 1.5 GB"'),
     live_text: z
@@ -289,7 +289,7 @@ function toItem(item: TranscriptionListItem): z.infer<typeof listItemSchema> {
     display_name: item.displayName,
     duration: item.duration,
     model: item.model,
-    status: statusName(item.status) === "deleted" ? "pending" : (statusName(item.status) as (typeof statusValues)[number]),
+    status: statusName(item.status) === "deleted" ? "pending" : statusName(item.status),
     uploaded_at: iso(item.uploadedAt),
   };
 }
