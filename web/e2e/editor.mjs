@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, PROCESSING_TIMEOUT_MS, TIMEOUT_MS, transcriptionRow, waitForFinalStatus } from "./lib/journey.mjs";
 import { chooseInCombobox } from "./lib/controls.mjs";
 import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
@@ -82,16 +82,10 @@ try {
   if (!check("the upload is processed and the start form shown", await visible(startForm, PROCESSING_TIMEOUT_MS))) throw new Error("not processed");
   await chooseInCombobox(page, startForm, "Language", "English");
   await startForm.getByRole("button", { name: "Start transcription" }).click();
-  const row = page.locator("section.transcriptions table tbody tr").filter({ hasText: displayName });
+  const row = transcriptionRow(page, displayName);
   await row.first().waitFor({ timeout: TIMEOUT_MS });
-  const started = Date.now();
-  let status = "";
-  while (Date.now() - started < TRANSCRIPTION_TIMEOUT_MS) {
-    status = ((await row.first().locator("td").nth(3).textContent().catch(() => "")) ?? "").trim();
-    if (status === "Completed" || status === "Failed") break;
-    await page.waitForTimeout(500);
-  }
-  if (!check("the transcription completes", status === "Completed", `${status}, ${((Date.now() - started) / 1000).toFixed(0)} s`)) throw new Error(status);
+  const { status, seconds } = await waitForFinalStatus(page, row);
+  if (!check("the transcription completes", status === "Completed", `${status}, ${seconds.toFixed(0)} s`)) throw new Error(status);
   await row.first().getByRole("link").click();
   await page.waitForURL((url) => url.pathname.startsWith("/transcript/"), { timeout: TIMEOUT_MS });
   const id = new URL(page.url()).pathname.split("/").at(-1);

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { chooseInSelect } from "./lib/controls.mjs";
 import { checklist, launchBrowser, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { journeyArgs, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, PROCESSING_TIMEOUT_MS, TIMEOUT_MS, transcriptionRow, waitForFinalStatus } from "./lib/journey.mjs";
 import { espeakNgSync, FFMPEG } from "./lib/media-tools.mjs";
 
 const { baseUrl, mailUrl, screenshotDir: screenshotArg } = journeyArgs(import.meta.url);
@@ -212,15 +212,9 @@ try {
   if (tiny) await chooseInSelect(page, startForm, "Model", tiny.name);
   await startButton.click();
 
-  const row = page.locator("section.transcriptions table tbody tr").filter({ hasText: displayName });
+  const row = transcriptionRow(page, displayName);
   if (!check("after starting, the file is listed", await visible(row.first(), TIMEOUT_MS))) throw new Error("not listed");
-  const started = Date.now();
-  let status = "";
-  while (Date.now() - started < TRANSCRIPTION_TIMEOUT_MS) {
-    status = ((await row.first().locator("td").nth(3).textContent().catch(() => "")) ?? "").trim();
-    if (status === "Completed" || status === "Failed") break;
-    await page.waitForTimeout(500);
-  }
+  const { status } = await waitForFinalStatus(page, row);
   check("the transcription completes", status === "Completed", status);
   await checkScreen("dashboard-list", () => row.first().waitFor({ timeout: TIMEOUT_MS }));
 

@@ -14,7 +14,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { journeyArgs, openJourneyPage, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, openJourneyPage, PROCESSING_TIMEOUT_MS, TIMEOUT_MS, transcriptionRow, waitForFinalStatus } from "./lib/journey.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { chromium } from "playwright-core";
 import { FFMPEG, joinWavs, silenceWav, voicedSpeech } from "./lib/media-tools.mjs";
@@ -67,16 +67,10 @@ try {
   await startForm.getByLabel("Max speakers").fill("");
   await startForm.getByRole("button", { name: "Start transcription" }).click();
 
-  const row = page.locator("section.transcriptions table tbody tr").filter({ hasText: displayName });
+  const row = transcriptionRow(page, displayName);
   if (!check("after starting, the file is listed", await visible(row.first(), TIMEOUT_MS))) throw new Error("not listed");
-  const started = Date.now();
-  let status = "";
-  while (Date.now() - started < TRANSCRIPTION_TIMEOUT_MS) {
-    status = ((await row.first().locator("td").nth(3).textContent().catch(() => "")) ?? "").trim();
-    if (status === "Completed" || status === "Failed") break;
-    await page.waitForTimeout(500);
-  }
-  check("the transcription completes", status === "Completed", `${status}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const { status, seconds } = await waitForFinalStatus(page, row);
+  check("the transcription completes", status === "Completed", `${status}, ${seconds.toFixed(1)} s`);
   if (status !== "Completed") throw new Error(`the transcription ended '${status}'`);
 
   await row.first().getByRole("link").click();

@@ -16,7 +16,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { exportEachFormat } from "./lib/exports.mjs";
 import { CHROMIUM_ARGS, checklist, randomEmail, signInThroughUi, visible } from "./lib/sign-in.mjs";
-import { journeyArgs, openJourneyPage, TIMEOUT_MS, PROCESSING_TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS } from "./lib/journey.mjs";
+import { journeyArgs, openJourneyPage, PROCESSING_TIMEOUT_MS, TIMEOUT_MS, TRANSCRIPTION_TIMEOUT_MS, transcriptionRow, waitForFinalStatus } from "./lib/journey.mjs";
 import { chooseInCombobox, chooseInSelect } from "./lib/controls.mjs";
 import { espeakNgSync, FFMPEG, FFPROBE } from "./lib/media-tools.mjs";
 
@@ -103,20 +103,12 @@ try {
   await page.evaluate(() => {
     window.__noReload = true;
   });
-  const row = page.locator("section.transcriptions table tbody tr").filter({ hasText: displayName });
+  const row = transcriptionRow(page, displayName);
   if (!check("after starting, the file is listed in the table", await visible(row.first(), TIMEOUT_MS))) throw new Error("not listed");
-  const started = Date.now();
-  const seenStatuses = new Set();
-  let status = "";
-  while (Date.now() - started < TRANSCRIPTION_TIMEOUT_MS) {
-    status = ((await row.first().locator("td").nth(3).textContent().catch(() => "")) ?? "").trim();
-    if (status) seenStatuses.add(status);
-    if (status === "Completed" || status === "Failed") break;
-    await page.waitForTimeout(250);
-  }
-  const seconds2 = ((Date.now() - started) / 1000).toFixed(1);
+  const { status, seen, seconds: waited } = await waitForFinalStatus(page, row, 250);
+  const seconds2 = waited.toFixed(1);
   const stillSamePage = await page.evaluate(() => window.__noReload === true);
-  check("the row's status becomes 'Completed' without reloading the page", status === "Completed" && stillSamePage, `statuses seen: ${[...seenStatuses].join(" → ")}; ${seconds2} s; same document: ${stillSamePage}`);
+  check("the row's status becomes 'Completed' without reloading the page", status === "Completed" && stillSamePage, `statuses seen: ${seen.join(" → ")}; ${seconds2} s; same document: ${stillSamePage}`);
   await shot("completed");
   if (status !== "Completed") throw new Error(`the transcription ended '${status}'`);
 

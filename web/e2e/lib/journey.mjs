@@ -35,3 +35,24 @@ export async function openJourneyPage(browser, { journey, screenshotDir, acceptD
   };
   return { context, page, pageErrors, shot };
 }
+
+/** The dashboard table's row of a transcription, by its display name. */
+export const transcriptionRow = (page, displayName) => page.locator("section.transcriptions table tbody tr").filter({ hasText: displayName }).first();
+
+/**
+ * Reads a row's status (its fourth cell) until it says Completed or Failed, or
+ * TRANSCRIPTION_TIMEOUT_MS has passed: the last status, the statuses in the order seen, and
+ * the seconds it took.
+ */
+export async function waitForFinalStatus(page, row, everyMs = 500) {
+  const started = Date.now();
+  const seen = [];
+  let status = "";
+  while (Date.now() - started < TRANSCRIPTION_TIMEOUT_MS) {
+    status = ((await row.locator("td").nth(3).textContent().catch(() => "")) ?? "").trim();
+    if (status && seen.at(-1) !== status) seen.push(status);
+    if (status === "Completed" || status === "Failed") break;
+    await page.waitForTimeout(everyMs);
+  }
+  return { status, seen, seconds: (Date.now() - started) / 1000 };
+}
