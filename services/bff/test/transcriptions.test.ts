@@ -1,4 +1,3 @@
-import { readFile, stat } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor, } from "../../media/test/harness.js";
 import { buildConversation, DIALOGUE } from "../../../bench/diarization/conversation.js";
@@ -14,36 +13,21 @@ const SCRIPT = "The committee met on Tuesday morning to review the budget for th
  */
 describe.skipIf(engineUnavailable)("transcriptions through the BFF", () => {
   let dir: string;
-  let origin: string;
   let alice: string;
   let bob: string;
+  let api: DashboardStack["api"];
+  let upload: DashboardStack["upload"];
   let stack: DashboardStack | undefined;
 
   beforeAll(async () => {
     stack = await startDashboardStack("transcripts");
-    ({ dir, origin, alice, bob } = stack);
+    ({ dir, alice, bob, api, upload } = stack);
   }, 180_000);
 
   afterAll(async () => {
     await stack?.stop();
   });
 
-  const api = (cookie: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${origin}${url}`, {
-      method,
-      headers: { ...headers, ...(cookie ? { cookie } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-
-  async function upload(cookie: string, file: string, duration: number): Promise<string> {
-    const size = (await stat(file)).size;
-    const started = await api(cookie, "POST", "/api/v1/upload", { file_name: "speech.wav", file_size: size, content_type: "audio/wav", duration });
-    expect(started.status).toBe(200);
-    const { upload_url, file_id } = (await started.json()) as { upload_url: string; file_id: string };
-    const put = await fetch(upload_url, { method: "PUT", body: await readFile(file), headers: { "content-type": "audio/wav" } });
-    expect(put.status).toBe(200);
-    return file_id;
-  }
 
   it("lists the models, refuses bad settings with the spec's messages, transcribes, renames, deletes; others get 404", { timeout: 600_000 }, async () => {
     const models = (await (await api(alice, "GET", "/api/v1/models")).json()) as { models: Array<{ id: string; available: boolean; reason?: string }> };

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor, } from "../../media/test/harness.js";
@@ -21,36 +20,21 @@ const ABSENT = ["Kubernetes", "Zanzibar", "Okonkwo"];
  * or "I link" whatever the prompt, which the "sounds like" spellings fix.
  */
 describe.skipIf(engineUnavailable || !existsSync(AMI))("vocabulary through the BFF on real speech", () => {
-  let origin: string;
   let alice: string;
   let bob: string;
+  let api: DashboardStack["api"];
+  let upload: DashboardStack["upload"];
   let stack: DashboardStack | undefined;
 
   beforeAll(async () => {
     stack = await startDashboardStack("vocabulary");
-    ({ origin, alice, bob } = stack);
+    ({ alice, bob, api, upload } = stack);
   }, 180_000);
 
   afterAll(async () => {
     await stack?.stop();
   });
 
-  const api = (cookie: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${origin}${url}`, {
-      method,
-      headers: { ...headers, ...(cookie ? { cookie } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-
-  async function upload(cookie: string, file: string, duration: number): Promise<string> {
-    const size = (await stat(file)).size;
-    const started = await api(cookie, "POST", "/api/v1/upload", { file_name: "speech.wav", file_size: size, content_type: "audio/wav", duration });
-    expect(started.status).toBe(200);
-    const { upload_url, file_id } = (await started.json()) as { upload_url: string; file_id: string };
-    const put = await fetch(upload_url, { method: "PUT", body: await readFile(file), headers: { "content-type": "audio/wav" } });
-    expect(put.status).toBe(200);
-    return file_id;
-  }
 
   type Detail = { status: string; result: { text: string; segments: Array<{ id: number; text: string; words?: Array<{ word: string; start: number; end: number }> }> } };
 
