@@ -1,6 +1,18 @@
 import { closeSync, existsSync, openSync, readdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 
+const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+/** Runs a file operation whose file may already be gone (taken over, cleaned up); any other failure is thrown. */
+function unlessGone<T>(operation: () => T, whenGone: T): T {
+  try {
+    return operation();
+  } catch (error) {
+    if (code(error) === "ENOENT") return whenGone;
+    throw error;
+  }
+}
+
 /**
  * Which BFF process holds a live session, among the replicas that share a spool directory
  * (decision 0040). Holding epoch n is the file `live-<id>.lease-<n>`; taking the session
@@ -24,13 +36,7 @@ export class SessionLease {
   /** The lease files of a session, by epoch, newest last. */
   private static epochs(dir: string, id: string): number[] {
     const prefix = `live-${id}.lease-`;
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return [];
-    }
-    return names
+    return unlessGone(() => readdirSync(dir), [] as string[])
       .filter((n) => n.startsWith(prefix))
       .map((n) => Number(n.slice(prefix.length)))
       .filter((n) => Number.isSafeInteger(n) && n > 0)
@@ -42,8 +48,10 @@ export class SessionLease {
     const epoch = (SessionLease.epochs(dir, id).at(-1) ?? 0) + 1;
     try {
       closeSync(openSync(SessionLease.file(dir, id, epoch), "wx", 0o600));
-    } catch {
-      return undefined;
+    } catch (error) {
+      // Another replica created this epoch first: it holds the session now.
+      if (code(error) === "EEXIST") return undefined;
+      throw error;
     }
     const lease = new SessionLease(dir, id, epoch);
     // Leases before the one just taken over are history (its holder sees this one and lets go).
@@ -58,11 +66,7 @@ export class SessionLease {
   static idleMs(dir: string, id: string, now = Date.now()): number | undefined {
     const newest = SessionLease.epochs(dir, id).at(-1);
     if (newest === undefined) return undefined;
-    try {
-      return now - statSync(SessionLease.file(dir, id, newest)).mtimeMs;
-    } catch {
-      return undefined;
-    }
+    return unlessGone(() => now - statSync(SessionLease.file(dir, id, newest)).mtimeMs, undefined);
   }
 
   /** This process still holds the session: nobody took it over. */
@@ -74,11 +78,8 @@ export class SessionLease {
   /** Shows the other replicas that the holder is alive. */
   renew(): void {
     const now = new Date();
-    try {
-      utimesSync(SessionLease.file(this.dir, this.id, this.epoch), now, now);
-    } catch {
-      // Gone: taken over and cleaned up; held() says so.
-    }
+    // Gone: taken over and cleaned up; held() says so.
+    unlessGone(() => utimesSync(SessionLease.file(this.dir, this.id, this.epoch), now, now), undefined);
   }
 
   /**
@@ -86,29 +87,15 @@ export class SessionLease {
    * the file stays, so epochs never repeat, but dated long ago, so any replica takes it up.
    */
   release(): void {
-    try {
-      utimesSync(SessionLease.file(this.dir, this.id, this.epoch), 0, 0);
-    } catch {
-      // Gone: taken over already.
-    }
+    unlessGone(() => utimesSync(SessionLease.file(this.dir, this.id, this.epoch), 0, 0), undefined);
   }
 
   /** Removes every lease of a session that is over. */
   static removeAll(dir: string, id: string): void {
-    for (const epoch of SessionLease.epochs(dir, id)) {
-      try {
-        unlinkSync(SessionLease.file(dir, id, epoch));
-      } catch {
-        // Already gone.
-      }
-    }
+    for (const epoch of SessionLease.epochs(dir, id)) unlessGone(() => unlinkSync(SessionLease.file(dir, id, epoch)), undefined);
   }
 
   private unlink(epoch: number): void {
-    try {
-      unlinkSync(SessionLease.file(this.dir, this.id, epoch));
-    } catch {
-      // Already gone.
-    }
+    unlessGone(() => unlinkSync(SessionLease.file(this.dir, this.id, epoch)), undefined);
   }
 }
