@@ -30,8 +30,10 @@ export const SERVICE_UNREACHABLE = "The service is temporarily unavailable. Plea
 
 export function sendApiError(reply: FastifyReply, status: number, code: string, message: string, detail?: unknown) {
   // The OpenAI-compatible routes are their own boundary: every refusal there (session
-  // hook, validation, upstream errors) speaks OpenAI's shape instead.
-  if (isOpenAiPath(reply.request.url)) return sendOpenAiError(reply, status, code, message, detail);
+  // hook, validation, upstream errors) speaks OpenAI's shape instead. The matched route
+  // decides, not the raw URL: /%761/audio/... is routed to /v1/audio/..., whose response
+  // schema only accepts OpenAI's shape.
+  if (isOpenAiPath(reply.request.routeOptions.url ?? reply.request.url)) return sendOpenAiError(reply, status, code, message, detail);
   const body: ApiError = { error: { code, message, ...(detail === undefined ? {} : { detail }) } };
   return reply.code(status).type("application/json").send(body);
 }

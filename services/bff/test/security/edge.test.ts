@@ -322,7 +322,13 @@ describe("the public edge", () => {
         const noRoute = answer.status === 404 || answer.status === 405 || (answer.status === 400 && answer.body?.error?.code === "bad_url");
         expect(refused || noRoute, label).toBe(true);
       }),
-      { numRuns: Number(process.env.EDGE_RUNS ?? 400), seed: process.env.EDGE_SEED ? Number(process.env.EDGE_SEED) : undefined },
+      {
+        numRuns: Number(process.env.EDGE_RUNS ?? 400),
+        seed: process.env.EDGE_SEED ? Number(process.env.EDGE_SEED) : undefined,
+        // Found by a run: the guard refused it, but in the /api error shape, which the
+        // OpenAI route's response schema turned into a 500.
+        examples: [[{ route: { path: "/v1/audio/translations", method: "POST" }, steps: [{ kind: "encode", at: 0, upper: false }], method: "route", override: undefined, how: { origin: EVIL } }]],
+      },
     );
   }, 300_000);
 });
