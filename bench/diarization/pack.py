@@ -491,7 +491,8 @@ def main() -> None:
 
     if set(modes) & {"overlap", "all"}:
         started = time.process_time()
-        probs = {n: frame_probabilities(segmentation, audio[n], SEG_CHUNK) for n in names}
+        # at the VAD's level, as the diarizer feeds it (engine/diarizer.py)
+        probs = {n: frame_probabilities(segmentation, diarizer.vad_level(audio[n]), SEG_CHUNK) for n in names}
         print(f"\nsegmentation-3.0, 10 s chunks end to end: {(time.process_time() - started) / len(files):.2f} CPU s per excerpt")
         base = {n: turns_of(silero[n][1], silero[n][2], diarizer.assign_speakers(silero[n][3], silero[n][2], 1, None)) for n in names}
         leave_one_out(

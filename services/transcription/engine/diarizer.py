@@ -74,8 +74,9 @@ MAX_MIN_SPEAKER_WINDOWS = 30  # 24 s of speech at the 0.8 s step
 # before clustering (1: 3.2 s of speech per vector instead of 1.6 s).
 CONTEXT_WINDOWS = 1
 # Where pyannote's segmentation-3.0 puts two people at once with at least this probability, a
-# second speaker is added (the speaker of the nearest other turn). Chosen by leave-one-out over
-# the AMI excerpts: every fold picks 0.3 (bench/diarization/pack.py; decision 0020, revision 4).
+# second speaker is added (the speaker of the nearest other turn). Leave-one-out over the AMI
+# excerpts (bench/diarization/pack.py; decision 0020, revision 4) finds the mean flat from 0.2
+# to 0.3 (27.4% either way); the higher one adds fewer turns where it is unsure.
 OVERLAP_THRESHOLD = 0.3
 WEIGHTS_MEMBER = "resemblyzer/pretrained.pt"
 BATCH = 32
@@ -574,7 +575,9 @@ def embed_file(
         if segmentation is not None and overlaps is not None:
             import segmentation as seg
 
-            for region in seg.regions(segmentation.overlap_probability(block), OVERLAP_THRESHOLD, offset):
+            # At the VAD's level: the model's input norm has a variance floor (1e-5) that a
+            # recording 40 dB down falls under, and it then hears less.
+            for region in seg.regions(segmentation.overlap_probability(vad_level(block)), OVERLAP_THRESHOLD, offset):
                 _append_region(overlaps, region)
         buffer = np.concatenate([buffer, block])
         embed_regions(final=False)
