@@ -484,7 +484,8 @@ def diarize(request: dict) -> dict:
     turns = to_turns(regions, windows, labels)
     voices = speaker_embeddings(embeddings, windows, turns)  # from one-speaker turns only
     return {
-        "turns": turns + overlap_turns(turns, overlaps),
+        # In time order; an overlap turn sorts after a one-speaker turn that starts with it.
+        "turns": sorted(turns + overlap_turns(turns, overlaps), key=lambda t: t["start"]),
         "speakers": sorted({t["speaker"] for t in turns}, key=lambda s: int(s[1:])),
         "embeddings": voices,
         "stats": {
@@ -686,9 +687,9 @@ def to_turns(regions: list, windows: list, labels: np.ndarray, frame: float = 0.
 
 def overlap_turns(turns: list, overlaps: list) -> list:
     """Where two people talk at once, the second is taken to be the speaker of the nearest turn
-    of someone else (before or after it): a turn of theirs is added over the overlap. The
-    one-speaker turns come first in the list, so a word that lies in both keeps the main
-    speaker (src/domain/speakers.ts takes the first turn of the largest overlap)."""
+    of someone else (before or after it): a turn of theirs is added over the overlap. The main
+    speaker's turn starts before it (or with it, and sorts first), so a word lying in both
+    keeps the main speaker (src/domain/speakers.ts takes the first turn of the largest overlap)."""
     if len({t["speaker"] for t in turns}) < 2:
         return []
     extra = []
