@@ -177,11 +177,12 @@ Recorded ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores)
 (a machine shared with other engineers' builds and test runs: wall times are inflated; CPU seconds are the
 load-independent figure). Engine: decision 0020 (audio decoded to float, each 60 s block brought to one peak
 before Silero VAD, its score the mean of a forward and a time-reversed pass; Resemblyzer's GE2E encoder in numpy, context-averaged window embeddings, global average-linkage
-clustering at 0.25, clusters under 10% of the windows joined to their nearest speaker), through the worker's adapter.
+clustering at 0.25, clusters under 10% of the windows joined to their nearest speaker; where pyannote's segmentation-3.0,
+run by onnxruntime, puts two people at once with probability ≥ 0.3, the nearest other speaker gets a turn too), through the worker's adapter.
 
 **Real meetings** (AMI Meeting Corpus excerpts, 30 s each, human RTTM). Each output is written as RTTM (the export's
 line format) and scored from it: DER = (missed + false alarm + confusion) / reference speech, 0.25 s collar,
-overlapping speech scored (this diarizer gives one speaker at a time, so overlap counts as missed):
+overlapping speech scored (a second speaker only where the segmentation model hears two at once):
 
 ${header}
 ${real.map((s) => `| ${row(s)} |`).join("\n")}

