@@ -56,7 +56,7 @@ from whisper_engine import EngineError, decode_options, exit_with_parent, load_m
 SAMPLE_RATE = 16000
 MIN_CHUNK_SECONDS = float(os.environ.get("LIVE_MIN_CHUNK_SECONDS", "0.5"))
 TRIM_SECONDS = float(os.environ.get("LIVE_TRIM_SECONDS", "12"))
-PAUSE_SECONDS = float(os.environ.get("LIVE_PAUSE_SECONDS", "0.5"))
+PAUSE_SECONDS = float(os.environ.get("LIVE_PAUSE_SECONDS", "0.6"))
 PROMPT_CHARS = 200
 # The encoder reads the buffer and a second of silence after it, in whole seconds, at least
 # LIVE_WINDOW_FLOOR_SECONDS, instead of Whisper's 30 s window (0: always 30 s). See
