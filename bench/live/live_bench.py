@@ -164,7 +164,9 @@ def main() -> None:
     parser.add_argument("--out")
     args = parser.parse_args()
 
-    result = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cores": os.cpu_count(), "load_before": loadavg(), "model": os.path.basename(args.model_dir.rstrip("/")), "files": {}, "concurrency": []}
+    result = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cores": os.cpu_count(), "load_before": loadavg(), "model": os.path.basename(args.model_dir.rstrip("/")), "files": {}, "concurrency": [],
+              # The engine's policy settings this run used (live_engine.py's defaults where unset).
+              "engine_env": {k: v for k, v in sorted(os.environ.items()) if k.startswith("LIVE_")}}
     settle_all, partial_all = [], []
     for path in args.files:
         pcm = pcm_of(path)

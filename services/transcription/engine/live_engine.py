@@ -41,6 +41,7 @@ The policy is whisper_streaming's LocalAgreement-2 (Macháček et al., 2023), VA
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import queue
@@ -53,10 +54,21 @@ import traceback
 from whisper_engine import EngineError, decode_options, exit_with_parent, load_model, log, send
 
 SAMPLE_RATE = 16000
-MIN_CHUNK_SECONDS = float(os.environ.get("LIVE_MIN_CHUNK_SECONDS", "0.6"))
+MIN_CHUNK_SECONDS = float(os.environ.get("LIVE_MIN_CHUNK_SECONDS", "0.5"))
 TRIM_SECONDS = float(os.environ.get("LIVE_TRIM_SECONDS", "12"))
 PAUSE_SECONDS = float(os.environ.get("LIVE_PAUSE_SECONDS", "0.6"))
 PROMPT_CHARS = 200
+# The encoder reads the buffer and a second of silence after it, in whole seconds, at least
+# LIVE_WINDOW_FLOOR_SECONDS, instead of Whisper's 30 s window (0: always 30 s). See
+# ShortWindowWhisper and decision 0030 for what this costs in accuracy and saves in time.
+WINDOW_FLOOR_SECONDS = float(os.environ.get("LIVE_WINDOW_FLOOR_SECONDS", "10"))
+WINDOW_PAD_SECONDS = 1.0
+FULL_WINDOW_FRAMES = 3000  # Whisper's 30 s of 10 ms mel frames
+# A bound on the tokens of one decode: speech runs below ~7 tokens a second (timestamps
+# included); a decode running on past that is repeating itself (a short window makes
+# Whisper loop more often), and the cap keeps such a decode from costing seconds.
+TOKENS_PER_SECOND = 10
+MAX_NEW_TOKENS = 200
 
 
 def _key(word: str) -> str:
@@ -194,6 +206,55 @@ class LivePolicy:
         self.offset += samples / SAMPLE_RATE
 
 
+def encoder_window(content_frames: int, floor_seconds: float = WINDOW_FLOOR_SECONDS) -> int:
+    """Mel frames the encoder reads for `content_frames` of audio."""
+    if floor_seconds <= 0:
+        return FULL_WINDOW_FRAMES
+    seconds = max(floor_seconds, float(-(-(content_frames / 100 + WINDOW_PAD_SECONDS) // 1)))
+    return min(FULL_WINDOW_FRAMES, int(seconds * 100))
+
+
+def short_window(features, floor_seconds: float = WINDOW_FLOOR_SECONDS):
+    """Whisper's input features (n_mels, 3000), the audio padded by faster-whisper with
+    all-zero frames, cut to the encoder window of the audio they hold, the padding inside
+    that window set to the features of silence.
+
+    faster-whisper pads the log-Mel features with zeros, which in Whisper's normalised scale is
+    not silence; at 30 s that padding is far from the speech, in a short window it is right
+    after it and base then loops ("they well they well ...") or invents a continuation far
+    more often. Silence is what Whisper saw in training: the log-Mel floor, which its
+    normalisation puts exactly 2 below the input's maximum."""
+    import numpy as np
+
+    frames = features.shape[-1]
+    spoken = np.flatnonzero(np.abs(features).reshape(-1, features.shape[-2], frames).max(axis=(0, 1)))
+    content = int(spoken[-1]) + 1 if len(spoken) else 0
+    window = encoder_window(content, floor_seconds)
+    if window >= frames or content == 0:
+        return features
+    out = np.array(features[..., :window])
+    out[..., content:] = out[..., :content].max() - 2.0
+    return out
+
+
+@functools.cache
+def short_window_model_class():
+    """faster-whisper's WhisperModel, with an encoder that reads a window as long as the
+    audio (short_window) instead of always 30 s: the encoder over 30 s is most of a decode
+    (about 1.4 of 2.1 CPU seconds for base on this host), over 10 s about a seventh of that.
+    Everything else (decoding, timestamps, word alignment) is faster-whisper's own, and
+    CTranslate2's Whisper encoder takes any number of frames up to 3000."""
+    from faster_whisper import WhisperModel
+
+    class ShortWindowWhisper(WhisperModel):
+        window_floor_seconds = WINDOW_FLOOR_SECONDS
+
+        def encode(self, features):
+            return super().encode(short_window(features, self.window_floor_seconds))
+
+    return ShortWindowWhisper
+
+
 def whisper_decoder(model, request: dict):
     language = request.get("language") or None
     if language and not model.model.is_multilingual and language != "en":
@@ -206,7 +267,10 @@ def whisper_decoder(model, request: dict):
 
     def decode(samples, prompt):
         nonlocal language
-        segments, info = model.transcribe(samples, **{**options, "language": language, "initial_prompt": prompt}, vad_filter=False)
+        max_new_tokens = min(MAX_NEW_TOKENS, int(len(samples) / SAMPLE_RATE * TOKENS_PER_SECOND) + 10)
+        segments, info = model.transcribe(
+            samples, **{**options, "language": language, "initial_prompt": prompt}, vad_filter=False, max_new_tokens=max_new_tokens
+        )
         out = [
             {
                 "end": s.end,
@@ -284,6 +348,7 @@ def main() -> None:
                         request.get("compute_type") or "int8",
                         int(request.get("threads") or 0),
                         request.get("device") or "cpu",
+                        short_window_model_class(),
                     )
                     vad = vad or silero_vad()
                     policy = LivePolicy(whisper_decoder(model, request), vad)

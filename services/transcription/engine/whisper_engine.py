@@ -82,8 +82,9 @@ def check_device(device: str, compute_type: str) -> dict:
     return {"device": "cuda", "count": count, "compute_types": sorted(supported)}
 
 
-def load_model(model_dir: str, compute_type: str = "int8", threads: int = 0, device: str = "cpu"):
-    key = (os.path.realpath(model_dir), compute_type, threads, device)
+def load_model(model_dir: str, compute_type: str = "int8", threads: int = 0, device: str = "cpu", model_class=None):
+    """model_class: a subclass of faster-whisper's WhisperModel (the live engine's), or None for WhisperModel."""
+    key = (os.path.realpath(model_dir), compute_type, threads, device, model_class)
     if key in _models:
         return _models[key], 0.0
     if not os.path.isfile(os.path.join(model_dir, "model.bin")):
@@ -93,7 +94,7 @@ def load_model(model_dir: str, compute_type: str = "int8", threads: int = 0, dev
 
     started = time.monotonic()
     try:
-        model = WhisperModel(model_dir, device=device, compute_type=compute_type, cpu_threads=threads)
+        model = (model_class or WhisperModel)(model_dir, device=device, compute_type=compute_type, cpu_threads=threads)
     except Exception as error:  # a truncated or foreign file fails here
         raise EngineError("bad_model", f"Cannot load the Whisper model in {model_dir}: {error}") from error
     # One model at a time: a worker switching models should not hold both in memory.

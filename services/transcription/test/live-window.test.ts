@@ -1,0 +1,111 @@
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { engineUnavailable, synthesize, whisperModelsDir, whisperPython, wordErrorRate } from "./helpers.js";
+
+const engineDir = path.resolve(import.meta.dirname, "../engine");
+
+/**
+ * The live engine's short encoder window (engine/live_engine.py, ShortWindowWhisper; decision
+ * 0030): a buffer of a few seconds is encoded as itself and a second of silence, not as 30 s.
+ * The words and their times must be those of the 30 s decode of the same buffer.
+ */
+const SCRIPT = "The committee met on Tuesday morning to review the budget for the new library.";
+
+interface Decoded {
+  words: Array<{ word: string; start: number; end: number }>;
+  frames: number[];
+}
+
+function decode(wav: string, floorSeconds: number): Decoded {
+  const script = `
+import json, sys, wave
+import numpy as np
+sys.path.insert(0, ${JSON.stringify(engineDir)})
+import live_engine
+from whisper_engine import load_model
+wav, models, floor = json.loads(sys.stdin.read())
+with wave.open(wav) as w:
+    samples = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32) / 32768
+model, _ = load_model(models + "/base", "int8", 2, "cpu", live_engine.short_window_model_class())
+model.window_floor_seconds = floor
+frames = []
+encode = type(model).__mro__[1].encode
+def recording(features):
+    features = live_engine.short_window(features, floor)
+    frames.append(int(features.shape[-1]))
+    return encode(model, features)
+model.encode = recording
+segments = live_engine.whisper_decoder(model, {"language": "en"})(samples, None)
+print(json.dumps({"words": [w for s in segments for w in s["words"]], "frames": frames}))
+`;
+  return JSON.parse(
+    execFileSync(whisperPython, ["-c", script], { input: JSON.stringify([wav, whisperModelsDir, floorSeconds]), encoding: "utf8" }),
+  ) as Decoded;
+}
+
+describe.skipIf(engineUnavailable)("live engine: the encoder window follows the buffer", () => {
+  let duration: number;
+  let short: Decoded;
+  let full: Decoded;
+
+  beforeAll(async () => {
+    const speech = await synthesize(SCRIPT, { voice: "en-us", speed: 160 });
+    duration = speech.duration;
+    short = decode(speech.path, 10);
+    full = decode(speech.path, 0);
+  }, 180_000);
+
+  it("encodes a short buffer as its own length, not Whisper's 30 s", () => {
+    expect(duration).toBeLessThan(9);
+    expect(full.frames).toEqual([3000]);
+    // The buffer and a second of silence in whole seconds, at least the 10 s floor.
+    expect(short.frames).toEqual([1000]);
+  });
+
+  it("gives the words of the script, once each, timed as the 30 s decode times them", () => {
+    const text = short.words.map((w) => w.word).join("");
+    expect(wordErrorRate(SCRIPT, text)).toBeLessThanOrEqual(0.1);
+    // No loop: Whisper in a window padded with anything but silence repeats itself.
+    expect(short.words.length).toBeLessThanOrEqual(SCRIPT.split(" ").length + 1);
+    // The same words as the 30 s decode but for at most one (base heard "renew" for "review").
+    expect(short.words.length).toBe(full.words.length);
+    expect(wordErrorRate(full.words.map((w) => w.word).join(""), text)).toBeLessThanOrEqual(0.1);
+    for (const [i, word] of short.words.entries()) {
+      expect(word.start).toBeGreaterThanOrEqual(0);
+      expect(word.end).toBeLessThanOrEqual(duration + 0.05);
+      expect(word.end).toBeGreaterThanOrEqual(word.start);
+      expect(Math.abs(word.start - full.words[i]!.start)).toBeLessThanOrEqual(0.2);
+      expect(Math.abs(word.end - full.words[i]!.end)).toBeLessThanOrEqual(0.2);
+    }
+  });
+});
+
+describe.skipIf(engineUnavailable)("live engine: short_window", () => {
+  function call(code: string): unknown {
+    const script = `import json, sys\nimport numpy as np\nsys.path.insert(0, ${JSON.stringify(engineDir)})\nimport live_engine\n${code}`;
+    return JSON.parse(execFileSync(whisperPython, ["-c", script], { encoding: "utf8" }));
+  }
+
+  it("cuts faster-whisper's zero padding to the window and fills it with the features of silence", () => {
+    const result = call(`
+features = np.zeros((80, 3000), np.float32)
+features[:, :250] = np.linspace(-0.5, 1.5, 80 * 250, dtype=np.float32).reshape(80, 250)
+out = live_engine.short_window(features, 10)
+longer = live_engine.short_window(np.ones((1, 80, 3000), np.float32), 10)
+off = live_engine.short_window(features, 0)
+print(json.dumps({"shape": list(out.shape), "speech": bool((out[:, :250] == features[:, :250]).all()),
+  "pad": sorted(set(np.round(out[:, 250:], 4).ravel().tolist())), "longer": list(longer.shape), "off": list(off.shape),
+  "windows": [live_engine.encoder_window(n, 10) for n in (0, 250, 900, 901, 1850, 2950, 3000)]}))
+`);
+    expect(result).toEqual({
+      shape: [80, 1000],
+      speech: true,
+      // Whisper's log-Mel floor is 8 (log10) below the input's maximum: 2 in its normalised scale.
+      pad: [-0.5],
+      longer: [1, 80, 3000],
+      off: [80, 3000],
+      windows: [1000, 1000, 1000, 1100, 2000, 3000, 3000],
+    });
+  });
+});
