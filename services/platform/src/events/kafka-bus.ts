@@ -358,6 +358,22 @@ export class KafkaEventBus implements EventBus, DeadLetters {
     }
   }
 
+  /**
+   * Restarts a group's consumer after a backoff, and again after each failed restart: the
+   * broker that made the consumer stop is often still down when the first restart runs,
+   * and a restart that fails once must not leave the group without a consumer for good.
+   */
+  #scheduleRestart(group: Group, error: unknown, message: string): void {
+    if (!this.#stopping || this.#stopping.signal.aborted) return;
+    group.crashes += 1;
+    const delay = backoffMs(group.crashes, 1_000, 30_000);
+    this.#log?.error({ consumer: group.name, err: error, retryInMs: Math.round(delay) }, message);
+    clearTimeout(group.restartTimer);
+    group.restartTimer = setTimeout(() => {
+      this.#restartGroup(group).catch((failure: unknown) => this.#scheduleRestart(group, failure, "event bus: consumer restart failed; trying again"));
+    }, delay);
+  }
+
   #restartGroup(group: Group): Promise<void> {
     const next = group.chain.then(async () => {
       const { kafka, signal } = this.#started();
@@ -381,13 +397,7 @@ export class KafkaEventBus implements EventBus, DeadLetters {
           return;
         }
         // kafkajs gives up on errors it deems fatal; a bus must keep consuming.
-        group.crashes += 1;
-        const delay = backoffMs(group.crashes, 1_000, 30_000);
-        this.#log?.error({ consumer: group.name, err: payload.error, retryInMs: Math.round(delay) }, "event bus: Kafka consumer stopped; restarting it");
-        clearTimeout(group.restartTimer);
-        group.restartTimer = setTimeout(() => {
-          this.#restartGroup(group).catch((error: unknown) => this.#log?.error({ consumer: group.name, err: error }, "event bus: consumer restart failed"));
-        }, delay);
+        this.#scheduleRestart(group, payload.error, "event bus: Kafka consumer stopped; restarting it");
       });
       consumer.on(consumer.events.GROUP_JOIN, () => {
         group.crashes = 0;
