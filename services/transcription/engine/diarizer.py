@@ -78,6 +78,12 @@ CONTEXT_WINDOWS = 1
 # excerpts (bench/diarization/pack.py; decision 0020, revision 4) finds the mean flat from 0.2
 # to 0.3 (27.4% either way); the higher one adds fewer turns where it is unsure.
 OVERLAP_THRESHOLD = 0.3
+# Where segmentation-3.0 hears this many people each alone for at least SOLO_SECONDS inside one
+# 10 s chunk, the file has at least that many speakers: clustering 1.6 s window embeddings
+# across the file merges a voice heard for a few seconds into a louder one, the model inside a
+# chunk does not (decision 0020, revision 5; 0.5 s and 1 s score alike, 1.5 s loses trn03's
+# second voice).
+SOLO_SECONDS = 1.0
 WEIGHTS_MEMBER = "resemblyzer/pretrained.pt"
 BATCH = 32
 
@@ -447,19 +453,21 @@ def nearest_centre(embeddings: np.ndarray, sample: np.ndarray, labels: np.ndarra
 
 
 def absorb_small(embeddings: np.ndarray, labels: np.ndarray, min_speakers: int, min_windows: int = 2) -> np.ndarray:
-    """A cluster of one stray window (a cough, a laugh, a word cut in two) is not a person:
-    its windows go to the nearest real speaker."""
-    while True:
-        counts = np.bincount(labels)
-        small = [k for k in range(len(counts)) if 0 < counts[k] < min_windows]
-        if not small or len(counts) <= max(1, min_speakers) or len(small) == len(counts):
-            return labels
-        keep = [k for k in range(len(counts)) if k not in small]
-        centres = np.stack([embeddings[labels == k].mean(axis=0) for k in keep])
-        moved = labels.copy()
-        for i in np.where(np.isin(labels, small))[0]:
-            moved[i] = keep[int(np.argmax(centres @ embeddings[i]))]
-        _, labels = np.unique(moved, return_inverse=True)
+    """A cluster of a few stray windows (a cough, a laugh, a word cut in two) is not a person:
+    its windows go to the nearest real speaker. Never below min_speakers: when too few clusters
+    are big enough, the largest small ones stay speakers."""
+    counts = np.bincount(labels)
+    by_size = [int(k) for k in np.argsort(-counts, kind="stable") if counts[k] > 0]
+    keep = [k for k in by_size if counts[k] >= min_windows]
+    keep += [k for k in by_size if k not in keep][: max(0, max(1, min_speakers) - len(keep))]
+    if len(keep) == len(by_size):
+        return labels
+    centres = np.stack([embeddings[labels == k].mean(axis=0) for k in keep])
+    moved = labels.copy()
+    for i in np.where(~np.isin(labels, keep))[0]:
+        moved[i] = keep[int(np.argmax(centres @ embeddings[i]))]
+    _, labels = np.unique(moved, return_inverse=True)
+    return labels
 
 
 # --- the pipeline ----------------------------------------------------------------------------
@@ -477,12 +485,14 @@ def diarize(request: dict) -> dict:
     step = float(request.get("step") or STEP_SECONDS)
     cpu_started = _cpu_seconds()
     segmentation, segmentation_note = overlap_model(request.get("segmentation"))
-    overlaps: list = []
-    duration, regions, windows, embeddings = embed_file(request["audio"], encoder, step, segmentation=segmentation, overlaps=overlaps)
+    heard = Heard()
+    duration, regions, windows, embeddings = embed_file(request["audio"], encoder, step, segmentation=segmentation, heard=heard)
     threshold = float(request.get("threshold") or DEFAULT_THRESHOLD)
-    labels = assign_speakers(embeddings, windows, min_speakers, max_speakers, threshold)
+    floor = max(min_speakers, min(heard.solo_speakers, max_speakers or heard.solo_speakers))
+    labels = assign_speakers(embeddings, windows, floor, max_speakers, threshold)
     turns = to_turns(regions, windows, labels)
     voices = speaker_embeddings(embeddings, windows, turns)  # from one-speaker turns only
+    overlaps = heard.overlaps
     return {
         # In time order; an overlap turn sorts after a one-speaker turn that starts with it.
         "turns": sorted(turns + overlap_turns(turns, overlaps), key=lambda t: t["start"]),
@@ -491,6 +501,7 @@ def diarize(request: dict) -> dict:
         "stats": {
             "overlap": segmentation_note,
             "overlap_seconds": round(sum(e - s for s, e in overlaps), 3),
+            "solo_speakers": heard.solo_speakers,
             "duration": round(duration, 3),
             "speech_seconds": round(sum(r[1] - r[0] for r in regions), 3),
             "windows": len(windows),
@@ -516,18 +527,26 @@ def overlap_model(path: str | None):
         return None, f"off: {error}"
 
 
+class Heard:
+    """What segmentation-3.0 heard over the file: the stretches where two people talk at once
+    (seconds) and the most people heard alone for SOLO_SECONDS inside one 10 s chunk."""
+
+    def __init__(self):
+        self.overlaps: list = []
+        self.solo_speakers = 0
+
+
 def embed_file(
     audio: str,
     encoder: Encoder,
     step: float = STEP_SECONDS,
     vad_threshold: float | None = None,
     segmentation=None,
-    overlaps: list | None = None,
+    heard: Heard | None = None,
 ):
     """Streams the file once: speech regions as reported in the turns (seconds), the
     embedded windows (start, end) and their embeddings (windows × 256, unit vectors). With a
-    segmentation model, the stretches where two people talk at once are appended to
-    `overlaps` (seconds)."""
+    segmentation model, what it hears goes into `heard`."""
     regions: list = []  # merged speech regions the windows are cut from, seconds
     turn_regions: list = []  # merged speech regions the turns cover (TURN_* hysteresis)
     windows: list = []  # (start, end) of each embedded window
@@ -573,13 +592,15 @@ def embed_file(
             _append_region(regions, region)
         for region in speech_regions(block, offset, TURN_ONSET, TURN_OFFSET, TURN_MIN_SILENCE_MS, scores=scores):
             _append_region(turn_regions, region)
-        if segmentation is not None and overlaps is not None:
+        if segmentation is not None and heard is not None:
             import segmentation as seg
 
             # At the VAD's level: the model's input norm has a variance floor (1e-5) that a
             # recording 40 dB down falls under, and it then hears less.
-            for region in seg.regions(segmentation.overlap_probability(vad_level(block)), OVERLAP_THRESHOLD, offset):
-                _append_region(overlaps, region)
+            logp = segmentation.chunk_logp(vad_level(block))
+            for region in seg.regions(seg.overlap_probability(logp, len(block)), OVERLAP_THRESHOLD, offset):
+                _append_region(heard.overlaps, region)
+            heard.solo_speakers = max(heard.solo_speakers, seg.solo_speakers(logp, SOLO_SECONDS))
         buffer = np.concatenate([buffer, block])
         embed_regions(final=False)
         # Keep only what an unfinished region still needs.

@@ -248,18 +248,36 @@ class Segmentation:
 
     def overlap_probability(self, audio: np.ndarray) -> np.ndarray:
         """Per output frame (every FRAME samples from the block's start), the probability that two
-        people talk at once: the sum of the three two-speaker powerset classes. Consecutive 10 s
-        chunks, the last zero-padded."""
+        people talk at once: the sum of the three two-speaker powerset classes."""
+        return overlap_probability(self.chunk_logp(audio), len(audio))
+
+    def chunk_logp(self, audio: np.ndarray) -> np.ndarray:
+        """Powerset log-probabilities (chunks, frames, 7) of consecutive 10 s chunks, the last
+        zero-padded: class 0 no one, 1–3 one local speaker alone, 4–6 two at once."""
         starts = list(range(0, max(1, len(audio)), CHUNK))
         chunks = np.stack([np.pad(audio[s : s + CHUNK], (0, max(0, s + CHUNK - len(audio)))) for s in starts]).astype(np.float32)
-        logp = self.session.run(None, {"wav": chunks[:, None, :]})[0]
-        frames = logp.shape[1]
-        out = np.zeros(len(audio) // FRAME + 1)
-        for k, s in enumerate(starts):
-            i = s // FRAME
-            piece = np.exp(logp[k, :, 4:]).sum(axis=1)[: max(0, len(out) - i)]
-            out[i : i + len(piece)] = piece
-        return out
+        return self.session.run(None, {"wav": chunks[:, None, :]})[0]
+
+
+def overlap_probability(logp: np.ndarray, samples: int) -> np.ndarray:
+    """chunk_logp's output laid end to end: per frame, the sum of the two-speaker classes."""
+    out = np.zeros(samples // FRAME + 1)
+    for k in range(len(logp)):
+        i = k * CHUNK // FRAME
+        piece = np.exp(logp[k, :, 4:]).sum(axis=1)[: max(0, len(out) - i)]
+        out[i : i + len(piece)] = piece
+    return out
+
+
+def solo_speakers(logp: np.ndarray, min_seconds: float) -> int:
+    """The most people heard alone for at least min_seconds each inside one 10 s chunk. The
+    model tells voices apart within a chunk far better than window embeddings compared across
+    the file, so this is a floor on the file's speaker count (decision 0020, revision 5)."""
+    if not len(logp):
+        return 0
+    best = np.argmax(logp, axis=2)  # (chunks, frames)
+    frames = np.stack([(best == c).sum(axis=1) for c in (1, 2, 3)], axis=1)  # (chunks, 3)
+    return int((frames * FRAME / SAMPLE_RATE >= min_seconds).sum(axis=1).max())
 
 
 def regions(score: np.ndarray, threshold: float, offset: float, min_seconds: float = 0.1) -> list:

@@ -81,6 +81,8 @@ export interface DiarizeOutput {
     /** "on", or "off: why" (the overlap pass, decision 0020 revision 4); absent from older engines. */
     overlap?: string;
     overlap_seconds?: number;
+    /** The most people the segmentation model heard alone inside one 10 s chunk: a floor on the count (revision 5). */
+    solo_speakers?: number;
   };
 }
 
