@@ -69,8 +69,11 @@ describe.skipIf(Boolean(skip.reason))("Kafka bus: consumer restart after an outa
 
   afterAll(async () => {
     kafkajs.Kafka.prototype.consumer = createConsumer;
-    await bus?.stop();
-    await broker?.stop();
+    try {
+      await bus?.stop();
+    } finally {
+      await broker?.stop();
+    }
   }, 120_000);
 
   it("retries a failed consumer restart until the broker is back, then consumes what is published after it", { timeout: 240_000 }, async () => {
