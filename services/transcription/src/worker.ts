@@ -67,6 +67,7 @@ await runService({
         weightsCandidates: speakerWeightsCandidates(config),
         download: speakerWeightsDownload(config),
         threshold: config.DIARIZATION_THRESHOLD,
+        logger,
       },
       owner,
       engine,

