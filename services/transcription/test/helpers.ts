@@ -30,6 +30,14 @@ export const logger = createLogger("transcription-test", process.env.TEST_LOG_LE
 export const whisperPython = process.env.WHISPER_PYTHON || venvPython(process.env.WHISPER_VENV || defaultVenvDir);
 export const whisperModelsDir = process.env.WHISPER_MODELS_DIR || defaultModelsDir;
 
+/**
+ * The shared AMI meeting excerpts (`../shared/data/diarization` beside the clone, or AMI_DIR),
+ * or undefined where they are not: tests that need them skip there, and fail in CI.
+ */
+export const amiDir: string | undefined =
+  process.env.AMI_DIR ??
+  [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) => existsSync(dir));
+
 function engineProblem(): string | undefined {
   if (!existsSync(whisperPython)) return `no engine Python at ${whisperPython} (npm test prepares it; or set WHISPER_PYTHON)`;
   for (const model of ["tiny.en", "base"]) {

@@ -21,7 +21,7 @@ import { ElevenLabsTranscriber } from "../src/engines/cloud/elevenlabs.js";
 import { GroqTranscriber } from "../src/engines/cloud/groq.js";
 import { JobRunner } from "../src/worker/job-runner.js";
 import { startElevenLabsServer, startGroqServer, type ProviderServer } from "./providers.js";
-import { engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, testTranscriber, testWorkerOptions, whisperModelsDir, whisperPython } from "./helpers.js";
+import { amiDir, engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, testTranscriber, testWorkerOptions, whisperModelsDir, whisperPython } from "./helpers.js";
 
 // The cloud adapters cut windows with FFMPEG_PATH, as the launcher hands the worker media's choice
 // (the npm package's ffmpeg on a machine without a system one).
@@ -96,9 +96,7 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
     // Real meeting speech (shared/data/diarization beside the clone); a far microphone or a low
     // input gain gives the same voices 40 dB down. Rounded to 16 bits or capped at +20 dB
     // before the VAD, such voices come back as one speaker.
-    const ami = [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) =>
-      existsSync(path.join(dir, "ami_dev01.wav")),
-    );
+    const ami = amiDir && existsSync(path.join(amiDir, "ami_dev01.wav")) ? amiDir : undefined;
     if (!ami) {
       if (process.env.CI) throw new Error("the shared AMI excerpts are required in CI (../shared/data/diarization)");
       return ctx.skip();
@@ -120,9 +118,7 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   it("reads Silero both ways, so table noise does not become speech: the first 14 s of a real meeting (ami_trn04) hold no one talking", { timeout: 180_000 }, async (ctx) => {
     // Clicks and knocks before anyone speaks; read forward only, Silero's state lifts the frames
     // after each burst and 1.8 s of them became turns (decision 0020, revision 3).
-    const ami = [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) =>
-      existsSync(path.join(dir, "ami_trn04.wav")),
-    );
+    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn04.wav")) ? amiDir : undefined;
     if (!ami) {
       if (process.env.CI) throw new Error("the shared AMI excerpts are required in CI (../shared/data/diarization)");
       return ctx.skip();
@@ -138,9 +134,7 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
 
   it("gives two people talking at once two turns: a real meeting with overlapping speech (ami_trn09)", { timeout: 180_000 }, async (ctx) => {
     // 44 s of speech in 30 s; one speaker at a time misses 29% of it (decision 0020, revision 4).
-    const ami = [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) =>
-      existsSync(path.join(dir, "ami_trn09.wav")),
-    );
+    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn09.wav")) ? amiDir : undefined;
     const segmentation = path.join(path.dirname(weights), SEGMENTATION_WHEEL);
     if (!ami || !existsSync(segmentation)) {
       if (process.env.CI) throw new Error(`the AMI excerpts and ${segmentation} are required in CI`);
@@ -159,9 +153,7 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   });
 
   it("diarizes one speaker at a time, never fails, when the segmentation model beside the encoder cannot be read", { timeout: 180_000 }, async (ctx) => {
-    const ami = [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) =>
-      existsSync(path.join(dir, "ami_trn09.wav")),
-    );
+    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn09.wav")) ? amiDir : undefined;
     if (!ami) {
       if (process.env.CI) throw new Error("the shared AMI excerpts are required in CI (../shared/data/diarization)");
       return ctx.skip();
@@ -181,9 +173,7 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   it("keeps a voice heard alone beside another: ami_trn03's second speaker, 1.2 s at the start, is found", { timeout: 180_000 }, async (ctx) => {
     // Clustered across the file, its one window joins the main voice (1 speaker of 2); the
     // segmentation model hears two people alone inside the first 10 s (decision 0020, revision 5).
-    const ami = [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) =>
-      existsSync(path.join(dir, "ami_trn03.wav")),
-    );
+    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn03.wav")) ? amiDir : undefined;
     if (!ami || !existsSync(path.join(path.dirname(weights), SEGMENTATION_WHEEL))) {
       if (process.env.CI) throw new Error("the AMI excerpts and the segmentation model are required in CI");
       return ctx.skip();
@@ -200,9 +190,7 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   it("never gives fewer speakers than asked for, even when most clusters are too small to count (ami_trn06, at least 2)", { timeout: 180_000 }, async (ctx) => {
     // Without the segmentation model, clustering leaves one big cluster and four of one or two
     // windows; dropping every small one at once left one speaker where two were asked for.
-    const ami = [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) =>
-      existsSync(path.join(dir, "ami_trn06.wav")),
-    );
+    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn06.wav")) ? amiDir : undefined;
     if (!ami) {
       if (process.env.CI) throw new Error("the shared AMI excerpts are required in CI (../shared/data/diarization)");
       return ctx.skip();

@@ -1,13 +1,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { engineUnavailable, wordErrorRate , testTranscriber } from "./helpers.js";
+import { amiDir, engineUnavailable, testTranscriber, wordErrorRate } from "./helpers.js";
 
 /** Real meeting speech: 30-second AMI Meeting Corpus excerpts (their README). */
-const AMI =
-  process.env.AMI_DIR ??
-  [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) => existsSync(dir)) ??
-  "../shared/data/diarization";
+const AMI = amiDir ?? "../shared/data/diarization";
 
 /** Terms none of these clips contain (docs/benchmarks.md, vocabulary). */
 const ABSENT = ["Kubernetes", "Okonkwo", "Zanzibar", "Transcribe Pro", "Nakamura", "Dashwood"];
