@@ -11,6 +11,9 @@ live_engine.py, the same JSON protocol the live worker speaks), fed 100 ms frame
   partial or settled, minus its end;
 - the settled text's WER against the batch transcript of the same file with the same
   model (faster-whisper over the whole file, the product's decode options, beam 5);
+- with --references (a Sphinx transcription file, `<s> words </s> (file-id)`), for the files
+  it names: the WER of the settled live text and of the batch transcript against the human
+  reference, and their difference (the target: live ≤ batch + 3 points);
 - at N concurrent sessions on the same cores: the same latencies, and the time from the
   end of the audio to the last settled word.
 
@@ -19,6 +22,7 @@ not in these figures.
 
     python live_bench.py --model-dir ~/.cache/transcribe/models/base --threads 2 \
         --files a.wav b.wav --concurrency 1 2 3 --out ../results/live.json
+    python live_bench.py --model-dir … --reference-speech --concurrency 1
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import argparse
 import base64
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -37,25 +40,14 @@ import wave
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINE = os.path.join(HERE, "..", "..", "services", "transcription", "engine", "live_engine.py")
 FRAME = 3200  # 100 ms of 16 kHz s16le
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from references import SPEECH_REFS, fetch_reference_speech, read_sphinx_transcription, sphinx_data  # noqa: E402
+from wer import edit_distance, wer, words  # noqa: E402
 
 
 def key(word: str) -> str:
-    return re.sub(r"[^\w']+", "", word.lower())
-
-
-def words_of(text: str) -> list:
-    return [w for w in (key(t) for t in text.split()) if w]
-
-
-def wer(reference: str, hypothesis: str) -> float:
-    r, h = words_of(reference), words_of(hypothesis)
-    previous = list(range(len(h) + 1))
-    for i in range(1, len(r) + 1):
-        current = [i]
-        for j in range(1, len(h) + 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (r[i - 1] != h[j - 1])))
-        previous = current
-    return previous[len(h)] / max(1, len(r))
+    """A word as matched between partial and settled text: its normalised spelling."""
+    return " ".join(words(word))
 
 
 def pcm_of(path: str) -> bytes:
@@ -159,10 +151,22 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--language", default="en")
-    parser.add_argument("--files", nargs="+", required=True)
+    parser.add_argument("--files", nargs="+", default=[])
     parser.add_argument("--concurrency", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--references", nargs="+", default=[], help="Sphinx transcription files with human references for some of --files")
+    parser.add_argument("--reference-speech", action="store_true", help="also the real read speech with human references of bench/lib/references.py (fetched once)")
     parser.add_argument("--out")
     args = parser.parse_args()
+    if args.reference_speech:
+        fetch_reference_speech(SPEECH_REFS)
+        for folder, transcription in (("librivox", "transcription"), ("cards", "cards.transcription")):
+            found = read_sphinx_transcription(os.path.join(sphinx_data(), folder, transcription))
+            args.files += [os.path.join(sphinx_data(), folder, fileid + ".wav") for fileid in found]
+            args.references.append(os.path.join(sphinx_data(), folder, transcription))
+    if not args.files:
+        parser.error("give --files, --reference-speech or both")
+    references = {k: v for path in args.references for k, v in read_sphinx_transcription(path).items()}
+    pooled = {"reference_words": 0, "live_errors": 0, "batch_errors": 0}
 
     result = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cores": os.cpu_count(), "load_before": loadavg(), "model": os.path.basename(args.model_dir.rstrip("/")), "files": {}, "concurrency": [],
               # The engine's policy settings this run used (live_engine.py's defaults where unset).
@@ -193,10 +197,26 @@ def main() -> None:
             "batch_text": batch,
             "load": loadavg(),
         }
+        reference = references.get(os.path.splitext(os.path.basename(path))[0])
+        if reference is not None:
+            said = words(reference)
+            live_errors, batch_errors = edit_distance(said, words(m["text"])), edit_distance(said, words(batch))
+            row.update(reference=reference, wer_live=round(live_errors / len(said), 3), wer_batch=round(batch_errors / len(said), 3))
+            pooled["reference_words"] += len(said)
+            pooled["live_errors"] += live_errors
+            pooled["batch_errors"] += batch_errors
         result["files"][os.path.basename(path)] = row
         settle_all += m["settle"]
         partial_all += m["partial"]
-        print(f"{os.path.basename(path)}: {seconds:.0f} s, settle p50 {row['settle_p50']:.2f} p95 {row['settle_p95']:.2f}, partial p50 {row['partial_p50']:.2f}, WER vs batch {row['wer_vs_batch']:.1%}, CPU s per audio s {row['cpu_per_audio_second']}, {row['decodes']} decodes: wall p50 {row['decode_wall_p50']} s, CPU p50 {row['decode_cpu_p50']} s over {row['buffer_p50']} s of buffer, load {row['load']}", flush=True)
+        against = f", vs reference: live {row['wer_live']:.1%}, batch {row['wer_batch']:.1%}" if "wer_live" in row else ""
+        print(f"{os.path.basename(path)}: {seconds:.0f} s, settle p50 {row['settle_p50']:.2f} p95 {row['settle_p95']:.2f}, partial p50 {row['partial_p50']:.2f}, WER vs batch {row['wer_vs_batch']:.1%}{against}, CPU s per audio s {row['cpu_per_audio_second']}, {row['decodes']} decodes: wall p50 {row['decode_wall_p50']} s, CPU p50 {row['decode_cpu_p50']} s over {row['buffer_p50']} s of buffer, load {row['load']}", flush=True)
+    if pooled["reference_words"]:
+        # Pooled over the files with a reference: all errors over all reference words.
+        n = pooled["reference_words"]
+        result["reference_wer"] = {"words": n, "live": round(pooled["live_errors"] / n, 4), "batch": round(pooled["batch_errors"] / n, 4),
+                                   "points_over_batch": round(100 * (pooled["live_errors"] - pooled["batch_errors"]) / n, 2)}
+        print(f"against the human references ({n} words): live {result['reference_wer']['live']:.1%}, batch {result['reference_wer']['batch']:.1%}, "
+              f"live − batch {result['reference_wer']['points_over_batch']:+.2f} points", flush=True)
     result["settle_p50"] = percentile(settle_all, 50)
     result["settle_p95"] = percentile(settle_all, 95)
     result["partial_p50"] = percentile(partial_all, 50)

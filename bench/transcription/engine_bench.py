@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +27,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # The system's espeak-ng, else its WebAssembly build through the tests' helper (same arguments).
 ESPEAK_NG = ["espeak-ng"] if shutil.which("espeak-ng") else ["node", os.path.join(ROOT, "services", "media", "src", "testing", "espeak-ng.mjs")]
 ENGINE = os.path.join(ROOT, "services", "transcription", "engine", "whisper_engine.py")
+sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
+from wer import wer, words  # noqa: E402
 
 ENGLISH = [
     ("en-us", 160, "The committee met on Tuesday morning to review the budget for the new library. "
@@ -44,23 +45,6 @@ ENGLISH = [
 SPANISH = ("es", 150, "El tren sale de la estación a las ocho de la mañana. "
            "Mi hermana compra pan y leche en la tienda del pueblo todos los días.")
 ENGLISH_MARKERS = {"the", "train", "station", "morning", "sister", "bread", "milk", "shop", "store", "every", "day", "leaves", "buys", "village", "town"}
-
-
-def normalize(text: str) -> list[str]:
-    text = text.lower().replace("o'clock", "oclock")
-    text = re.sub(r"[^a-z0-9' ]+", " ", text)
-    return [w.strip("'") for w in text.split() if w.strip("'")]
-
-
-def wer(reference: str, hypothesis: str) -> float:
-    r, h = normalize(reference), normalize(hypothesis)
-    previous = list(range(len(h) + 1))
-    for i in range(1, len(r) + 1):
-        current = [i] + [0] * len(h)
-        for j in range(1, len(h) + 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (r[i - 1] != h[j - 1]))
-        previous = current
-    return previous[len(h)] / max(1, len(r))
 
 
 def synthesize(directory: str, index: int, voice: str, speed: int, text: str) -> tuple[str, float]:
@@ -126,7 +110,7 @@ def main() -> None:
                                         audio=path, language=None, task="transcribe")
                     result = reply["result"]
                     hypothesis = "".join(s["text"] for s in result["segments"])
-                    n = len(normalize(text))
+                    n = len(words(text))
                     errors += wer(text, hypothesis) * n
                     words += n
                     audio_total += seconds
@@ -145,7 +129,7 @@ def main() -> None:
                                         audio=spanish[0], language="es", task="translate")
                     translated = "".join(s["text"] for s in reply["result"]["segments"]).strip()
                     row["translation"] = translated
-                    row["translation_english_markers"] = len(set(normalize(translated)) & ENGLISH_MARKERS)
+                    row["translation_english_markers"] = len(set(words(translated)) & ENGLISH_MARKERS)
                     detect = engine.call(op="transcribe", model_dir=model_dir, compute_type=compute_type, threads=args.threads,
                                          audio=spanish[0], language=None, task="transcribe")
                     row["detected_language_es"] = detect["result"]["language"]

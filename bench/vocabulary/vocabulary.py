@@ -39,21 +39,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "services", "transcription", "engine"))
 import whisper_engine  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
+from references import ALSA_PACKAGE, ALSA_SOUNDS, JFK, NPM_PACKAGE, SPEECH_REFS, fetch_reference_speech, read_sphinx_transcription, sphinx_data  # noqa: E402
+from wer import edit_distance, wer, words  # noqa: E402
+
 _BESIDE_CLONE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data", "diarization")
 AMI = os.environ.get("AMI_DIR", _BESIDE_CLONE if os.path.isdir(_BESIDE_CLONE) else "/work/shared/data/diarization")
 MODELS = os.environ.get("WHISPER_MODELS_DIR", os.path.expanduser("~/.cache/transcribe/models"))
-SPEECH_REFS = os.environ.get("SPEECH_REFS_DIR", os.path.expanduser("~/.cache/transcribe/speech-refs"))
 BEAM_SIZE = int(os.environ.get("WHISPER_BEAM_SIZE", "5"))
 
-# Real recorded speech with human transcripts, from registry packages (pinned versions).
-DEBIAN_PACKAGE = ("pocketsphinx-testdata", "0.8+5prealpha+1-15")
-NPM_PACKAGE = ("nodejs-whisper", "0.3.1", "package/cpp/whisper.cpp/bindings/go/samples/jfk.wav")
-# ALSA's speaker-test voice prompts, a person saying each channel's name ("Front Left"), and
-# Noise.wav, which has no speech at all (any word in its transcript is an insertion).
-ALSA_PACKAGE = ("alsa-utils", "1.2.8-1")
-ALSA_SOUNDS = ("Front_Center", "Front_Left", "Front_Right", "Rear_Center", "Rear_Left", "Rear_Right", "Side_Left", "Side_Right", "Noise")
-# whisper.cpp's README and tests give this as the sample's text.
-JFK = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
 # A user transcribing the novel would list its names; only "Dashwood" is said in these clips.
 REF_TERMS = {"librivox-0870": ["Dashwood"]}
 # The card clips again, with the vocabulary a user transcribing a card game would give (the
@@ -79,35 +73,6 @@ REF_VOCABULARY = ["Dashwood", "Norland", "Elinor", "Marianne", "Willoughby", *AB
 SYNTH_VOCABULARY = ["Siobhan", "Okonkwo", "Kubernetes", "Zanzibar", "Transcribe Pro", "Nakamura", "Real Reaction", "EyeLink"]
 
 
-NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
-
-
-# Spellings the references write out or spell the American way.
-SPELLED = {"mr": "mister", "metres": "meters"}
-
-
-def words(text: str) -> list:
-    """Lower case, no punctuation, small numbers spelled out ("10" and "ten" are one word)."""
-    out = [w for w in re.sub(r"[^\w' ]+", " ", text.lower()).split() if w]
-    out = [SPELLED.get(w, w) for w in out]
-    # Longer digit strings digit by digit, as TIDIGITS reads them ("29340", "293-4-0").
-    return [x for w in out for x in ([NUMBERS[int(w)]] if w.isdigit() and int(w) < len(NUMBERS) else [NUMBERS[int(d)] for d in w] if w.isdigit() else [w])]
-
-
-def edit_distance(a: list, b: list) -> int:
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1]
-
-
-def wer(reference: str, hypothesis: str) -> float:
-    ref = words(reference)
-    return edit_distance(ref, words(hypothesis)) / max(1, len(ref))
-
-
 def transcribe(model: str, audio: str, vocabulary: list) -> str:
     result = whisper_engine.transcribe(
         {
@@ -130,43 +95,14 @@ def synthesize(text: str, path: str) -> None:
     os.remove(raw)
 
 
-def fetch_reference_speech(root: str) -> None:
-    """Debian's and npm's packages into `root`, unpacked (once; the clients check the
-    archives' signatures and integrity)."""
-    name, version = DEBIAN_PACKAGE
-    data = os.path.join(root, "pocketsphinx", "usr", "share", "pocketsphinx", "test", "data")
-    if not os.path.isdir(data):
-        os.makedirs(root, exist_ok=True)
-        if subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root).returncode != 0:
-            # A fresh machine has no package lists yet.
-            subprocess.run(["apt-get", "update"], check=True)
-            subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root, check=True)
-        deb = next(f for f in os.listdir(root) if f.startswith(name) and f.endswith(".deb"))
-        subprocess.run(["dpkg-deb", "-x", os.path.join(root, deb), os.path.join(root, "pocketsphinx")], check=True)
-    name, version = ALSA_PACKAGE
-    if not os.path.isdir(os.path.join(root, "alsa", "usr", "share", "sounds", "alsa")):
-        subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=root, check=True)
-        deb = next(f for f in os.listdir(root) if f.startswith(name + "_") and f.endswith(".deb"))
-        subprocess.run(["dpkg-deb", "-x", os.path.join(root, deb), os.path.join(root, "alsa")], check=True)
-    name, version, member = NPM_PACKAGE
-    if not os.path.isfile(os.path.join(root, member)):
-        subprocess.run(["npm", "pack", f"{name}@{version}", "--pack-destination", root], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run(["tar", "-xzf", os.path.join(root, f"{name}-{version}.tgz"), "-C", root, member], check=True)
-
-
 def reference_clips(root: str, tmp: str) -> list:
     """(clip, audio, reference text, terms said) of the fetched recordings."""
-    data = os.path.join(root, "pocketsphinx", "usr", "share", "pocketsphinx", "test", "data")
+    data = sphinx_data(root)
     clips = []
     for folder, name in (("librivox", "librivox-{}"), ("cards", "cards-{}")):
-        with open(os.path.join(data, folder, "transcription" if folder == "librivox" else "cards.transcription")) as f:
-            for line in f:
-                found = re.match(r"<s>(.*)</s>\s*\((\S+)\)", line.strip())
-                if not found:
-                    continue
-                text, fileid = found.group(1).strip(), found.group(2)
-                clip = name.format(fileid.rsplit("-", 1)[-1])
-                clips.append({"clip": clip, "audio": os.path.join(data, folder, fileid + ".wav"), "reference": text, "terms": REF_TERMS.get(clip, [])})
+        for fileid, text in read_sphinx_transcription(os.path.join(data, folder, "transcription" if folder == "librivox" else "cards.transcription")).items():
+            clip = name.format(fileid.rsplit("-", 1)[-1])
+            clips.append({"clip": clip, "audio": os.path.join(data, folder, fileid + ".wav"), "reference": text, "terms": REF_TERMS.get(clip, [])})
     # Headerless 16 kHz 16-bit mono; its grammar (goforward.gram) names the sentence.
     goforward = os.path.join(tmp, "goforward.wav")
     subprocess.run(["sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", os.path.join(data, "goforward.raw"), goforward], check=True)
