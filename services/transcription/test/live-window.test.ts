@@ -49,12 +49,54 @@ describe.skipIf(engineUnavailable)("live engine: the encoder window follows the 
   let short: Decoded;
   let full: Decoded;
 
+  let wav: string;
+
   beforeAll(async () => {
     const speech = await synthesize(SCRIPT, { voice: "en-us", speed: 160 });
     duration = speech.duration;
+    wav = speech.path;
     short = decode(speech.path, 10);
     full = decode(speech.path, 0);
   }, 180_000);
+
+  it("decodes with beam 1 while streaming and with the batch's beam 5 at the end, which settles every word", { timeout: 120_000 }, () => {
+    // The last decode has no later hypothesis to agree with (decision 0030).
+    const script = `
+import json, sys, wave
+import numpy as np
+sys.path.insert(0, ${JSON.stringify(engineDir)})
+import live_engine
+from whisper_engine import load_model
+wav, models = json.loads(sys.stdin.read())
+with wave.open(wav) as w:
+    samples = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32) / 32768
+model, _ = load_model(models + "/base", "int8", 2, "cpu", live_engine.short_window_model_class())
+beams = []
+transcribe = model.transcribe
+def recording(*args, **kwargs):
+    beams.append(kwargs["beam_size"])
+    return transcribe(*args, **kwargs)
+model.transcribe = recording
+policy = live_engine.LivePolicy(live_engine.whisper_decoder(model, {"language": "en"}))
+settled = []
+for i in range(0, len(samples), 8000):
+    policy.feed(samples[i : i + 8000])
+    if policy.due():
+        settled += policy.step()
+settled += policy.step(final=True)
+print(json.dumps({"beams": beams, "text": "".join(w["word"] for w in settled), "partial": policy.partial}))
+`;
+    const out = JSON.parse(execFileSync(whisperPython, ["-c", script], { input: JSON.stringify([wav, whisperModelsDir]), encoding: "utf8" })) as {
+      beams: number[];
+      text: string;
+      partial: unknown[];
+    };
+    expect(out.beams.length).toBeGreaterThan(2);
+    expect(out.beams.slice(0, -1).every((beam) => beam === 1)).toBe(true);
+    expect(out.beams.at(-1)).toBe(5);
+    expect(out.partial).toEqual([]);
+    expect(wordErrorRate(SCRIPT, out.text)).toBeLessThanOrEqual(0.1);
+  });
 
   it("encodes a short buffer as its own length, not Whisper's 30 s", () => {
     expect(duration).toBeLessThan(9);
