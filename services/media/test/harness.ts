@@ -144,6 +144,19 @@ export async function storedFiles(dir: string): Promise<string[]> {
   }
 }
 
+/**
+ * The objects still stored for a file. A refusal commits FAILED first and deletes the
+ * objects right after, so this waits out that gap (briefly) before answering.
+ */
+export async function objectsLeft(storageDir: string, fileId: string, graceMs = 5_000): Promise<string[]> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const left = (await storedFiles(storageDir)).filter((f) => f.includes(fileId));
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messages } from "../src/domain/rules.js";
 import { ffmpegPath } from "../src/testing/tools.js";
 import { makeSpeech, truncate, type Fixture } from "./fixtures.js";
-import { storedFiles, waitFor } from "./harness.js";
+import { objectsLeft, waitFor } from "./harness.js";
 import {
   flacBomb,
   flacDeclaringDays,
@@ -123,7 +123,7 @@ async function expectRefused(name: string, fixture: Fixture, message: string) {
   expect(result.file.status).toBe(FileStatus.FAILED);
   expect(result.file.error).toBe(message);
   // A refused file leaves nothing in storage.
-  expect((await storedFiles(media.storageDir)).filter((f) => f.includes(result.file.id))).toEqual([]);
+  expect(await objectsLeft(media.storageDir, result.file.id)).toEqual([]);
   return result;
 }
 

@@ -27,7 +27,7 @@ import {
   type AcceptedKind,
   type Fixture,
 } from "./fixtures.js";
-import { startMedia, storedFiles, waitFor, type MediaHarness } from "./harness.js";
+import { objectsLeft, startMedia, storedFiles, waitFor, type MediaHarness } from "./harness.js";
 
 const ALICE = "user_alice";
 const BOB = "user_bob";
@@ -236,7 +236,7 @@ describe("refusals after upload: nothing is left in storage", () => {
     expect(file.status).toBe(FileStatus.FAILED);
     expect(file.error).toBe(messages.notMedia);
     expect(file.error).toBe("The file is not a valid audio or video file");
-    expect(await objectsOf(upload.fileId)).toEqual([]);
+    expect(await objectsLeft(media.storageDir, upload.fileId)).toEqual([]);
   });
 
   it("a video without audio", async () => {
@@ -245,7 +245,7 @@ describe("refusals after upload: nothing is left in storage", () => {
     const file = await settled(ALICE, fileId);
     expect(file.status).toBe(FileStatus.FAILED);
     expect(file.error).toBe("The file has no audio track");
-    expect(await objectsOf(fileId)).toEqual([]);
+    expect(await objectsLeft(media.storageDir, fileId)).toEqual([]);
   });
 
   it.each([
@@ -257,7 +257,7 @@ describe("refusals after upload: nothing is left in storage", () => {
     const file = await settled(ALICE, fileId);
     expect(file.status).toBe(FileStatus.FAILED);
     expect(file.error).toBe("The file is damaged or incomplete");
-    expect(await objectsOf(fileId)).toEqual([]);
+    expect(await objectsLeft(media.storageDir, fileId)).toEqual([]);
   });
 
   it("a declared size that differs from the bytes sent", async () => {
@@ -283,7 +283,7 @@ describe("refusals after upload: nothing is left in storage", () => {
     expect(((await streamed.json()) as { error: { message: string } }).error.message).toBe(
       `Upload sent more than the ${bytes.length - 10} bytes declared`,
     );
-    expect(await objectsOf(upload.fileId)).toEqual([]);
+    expect(await objectsLeft(media.storageDir, upload.fileId)).toEqual([]);
     const { file } = await media.client.getFile({ userId: ALICE, fileId: upload.fileId });
     expect(file?.status).toBe(FileStatus.UPLOADING);
   });
@@ -298,7 +298,7 @@ describe("refusals after upload: nothing is left in storage", () => {
     } finally {
       media.clock.skewMs = 0;
     }
-    expect(await objectsOf(upload.fileId)).toEqual([]);
+    expect(await objectsLeft(media.storageDir, upload.fileId)).toEqual([]);
   });
 
   it("a tampered upload URL", async () => {
@@ -313,7 +313,7 @@ describe("refusals after upload: nothing is left in storage", () => {
       expect(refused.body.error?.message).toBe("This link is invalid or has been altered");
     }
     expect(await storedFiles(media.storageDir)).not.toContainEqual(expect.stringContaining("00000000-0000-4000"));
-    expect(await objectsOf(upload.fileId)).toEqual([]);
+    expect(await objectsLeft(media.storageDir, upload.fileId)).toEqual([]);
   });
 
   it("another user's file_id is not found, whatever the call", async () => {
@@ -397,7 +397,7 @@ describe("files", () => {
     const file = await settled(ALICE, fileId);
     expect((await objectsOf(fileId)).length).toBeGreaterThan(0);
     await media.client.deleteFile({ userId: ALICE, fileId });
-    expect(await objectsOf(fileId)).toEqual([]);
+    expect(await objectsLeft(media.storageDir, fileId)).toEqual([]);
     expect((await rpcError(media.client.getFile({ userId: ALICE, fileId }))).code).toBe(Code.NotFound);
     const deletions = await media.db
       .selectFrom("platform_outbox")
@@ -433,7 +433,7 @@ describe("events media consumes", () => {
     await settled(ALICE, kept);
     await media.bus.publish([toEnvelope(newEvent(UserDeletedSchema, { userId: user }))]);
     await waitFor(async () => (await media.client.listFiles({ userId: user })).totalCount === 0, "the user's files to go");
-    for (const id of mine) expect(await objectsOf(id)).toEqual([]);
+    for (const id of mine) expect(await objectsLeft(media.storageDir, id)).toEqual([]);
     expect((await objectsOf(kept)).length).toBeGreaterThan(0);
   });
 });
@@ -520,6 +520,6 @@ describe("import from a URL", () => {
     const file = await settled(ALICE, fileId);
     expect(file.status).toBe(FileStatus.FAILED);
     expect(file.error).toBe(message);
-    expect(await objectsOf(fileId)).toEqual([]);
+    expect(await objectsLeft(media.storageDir, fileId)).toEqual([]);
   });
 });
