@@ -180,16 +180,19 @@ async function segmentationBeside(encoder: string, options: DiarizerOptions, sig
   const stop = new AbortController();
   const timer = waitUntil === undefined ? undefined : setTimeout(() => stop.abort(), Math.max(0, waitUntil - Date.now()));
   const stopped = AbortSignal.any([signal, stop.signal]);
+  let onStop: (() => void) | undefined;
   try {
     const reason = await new Promise<string | undefined>((resolve) => {
       if (stopped.aborted) return resolve(late);
-      stopped.addEventListener("abort", () => resolve(late), { once: true });
+      onStop = () => resolve(late);
+      stopped.addEventListener("abort", onStop, { once: true });
       void fetching.then(resolve);
     });
     if (signal.aborted) throw signal.reason;
     return reason;
   } finally {
     clearTimeout(timer);
+    if (onStop) stopped.removeEventListener("abort", onStop);
   }
 }
 
