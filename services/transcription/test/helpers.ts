@@ -38,6 +38,19 @@ export const amiDir: string | undefined =
   process.env.AMI_DIR ??
   [path.resolve(import.meta.dirname, "../../../../shared/data/diarization"), "/work/shared/data/diarization"].find((dir) => existsSync(dir));
 
+/** Why the shared AMI excerpt `name` (.wav and .rttm) is not here, or undefined when it is. */
+export function amiMissing(name: string): string | undefined {
+  return amiDir && existsSync(path.join(amiDir, `${name}.wav`)) ? undefined : `the shared AMI excerpt ${name} (../shared/data/diarization)`;
+}
+
+/** Whether what a test needs is here; else the test is skipped, or fails in CI, where all of it is required. */
+export function present(ctx: { skip(): void }, missing: string | undefined): boolean {
+  if (!missing) return true;
+  if (process.env.CI) throw new Error(`${missing} is required in CI`);
+  ctx.skip();
+  return false;
+}
+
 function engineProblem(): string | undefined {
   if (!existsSync(whisperPython)) return `no engine Python at ${whisperPython} (npm test prepares it; or set WHISPER_PYTHON)`;
   for (const model of ["tiny.en", "base"]) {

@@ -21,7 +21,7 @@ import { ElevenLabsTranscriber } from "../src/engines/cloud/elevenlabs.js";
 import { GroqTranscriber } from "../src/engines/cloud/groq.js";
 import { JobRunner } from "../src/worker/job-runner.js";
 import { startElevenLabsServer, startGroqServer, type ProviderServer } from "./providers.js";
-import { amiDir, engineUnavailable, logger, migratedDatabase, startMediaServer, startTranscriptionApi, testTranscriber, testWorkerOptions, whisperModelsDir, whisperPython } from "./helpers.js";
+import { amiDir, amiMissing, engineUnavailable, logger, migratedDatabase, present, startMediaServer, startTranscriptionApi, testTranscriber, testWorkerOptions, whisperModelsDir, whisperPython } from "./helpers.js";
 
 // The cloud adapters cut windows with FFMPEG_PATH, as the launcher hands the worker media's choice
 // (the npm package's ffmpeg on a machine without a system one).
@@ -33,24 +33,13 @@ const diarizerUnavailable =
 if (diarizerUnavailable && process.env.CI) throw new Error(`The diarizer is required in CI: ${diarizerUnavailable}`);
 if (diarizerUnavailable) console.warn(`[speakers tests] skipping diarizer tests: ${diarizerUnavailable}`);
 
-/** Whether what a test needs is here; else the test is skipped, or fails in CI, where all of it is required. */
-function present(ctx: { skip(): void }, missing: string | undefined): boolean {
-  if (!missing) return true;
-  if (process.env.CI) throw new Error(`${missing} is required in CI`);
-  ctx.skip();
-  return false;
-}
-
 const segmentationWheel = path.join(path.dirname(weights), SEGMENTATION_WHEEL);
+const segmentationMissing = (): string | undefined =>
+  existsSync(segmentationWheel) ? undefined : `${segmentationWheel} (fetch-models.sh speaker-encoder)`;
 
 /** The shared AMI excerpts' folder when it holds `name` (and the segmentation model is installed, if asked). */
 function amiExcerpts(ctx: { skip(): void }, name: string, needs: { segmentation?: boolean } = {}): string | undefined {
-  const missing =
-    !amiDir || !existsSync(path.join(amiDir, `${name}.wav`))
-      ? `the shared AMI excerpt ${name} (../shared/data/diarization)`
-      : needs.segmentation && !existsSync(segmentationWheel)
-        ? `${segmentationWheel} (fetch-models.sh speaker-encoder)`
-        : undefined;
+  const missing = amiMissing(name) ?? (needs.segmentation ? segmentationMissing() : undefined);
   return present(ctx, missing) ? amiDir : undefined;
 }
 
@@ -301,8 +290,7 @@ describe.skipIf(diarizerUnavailable)("the diarizer on synthetic speech", () => {
     return { logger: pino({ level: "info" }, stream), lines };
   }
 
-  const segmentationInstalled = (ctx: { skip(): void }) =>
-    present(ctx, existsSync(segmentationWheel) ? undefined : `${segmentationWheel} (fetch-models.sh speaker-encoder)`);
+  const segmentationInstalled = (ctx: { skip(): void }) => present(ctx, segmentationMissing());
 
   it("fetches the segmentation model beside the encoder on first use; when that fetch fails it diarizes one speaker at a time, logs it and says why", { timeout: 240_000 }, async (ctx) => {
     if (!segmentationInstalled(ctx)) return;
