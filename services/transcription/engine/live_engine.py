@@ -265,8 +265,8 @@ def short_window_model_class():
             segments, _, _ = super()._split_segments_by_timestamps(tokenizer, tokens, time_offset, segment_size, segment_duration, seek)
             tail = tokens[sum(len(s["tokens"]) for s in segments) :]
             if segments and any(t < tokenizer.timestamp_begin for t in tail):
-                opening = tail[0] - tokenizer.timestamp_begin  # the tail's own start timestamp, when it has one
-                start = time_offset + opening * self.time_precision if opening >= 0 else segments[-1]["end"]
+                # The tail opens with its own start timestamp: the second of the last pair.
+                start = time_offset + (tail[0] - tokenizer.timestamp_begin) * self.time_precision
                 segments.append(dict(seek=seek, start=start, end=time_offset + segment_duration, tokens=tail))
             return segments, seek + segment_size, True
 
