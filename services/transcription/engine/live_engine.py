@@ -29,9 +29,8 @@ The policy is whisper_streaming's LocalAgreement-2 (Macháček et al., 2023), VA
   whole buffer is decoded again (prompted with the settled text that has left it);
 - a word is settled when two consecutive hypotheses agree on it (the longest common
   prefix of the new hypothesis and the previous one, after the settled words), or at once
-  when every word before it is settled, the hypothesis agrees with all of the previous one,
-  Whisper gives it at least `SURE_PROBABILITY` and it ends at least `SURE_MARGIN_SECONDS`
-  before the end of the buffer;
+  when every word before it is settled, Whisper gives it at least `SURE_PROBABILITY` and it
+  ends at least `SURE_MARGIN_SECONDS` before the end of the buffer;
 - Silero VAD gates the decoder: a buffer without speech is not decoded (no invented
   text in silence), and once the speaker has paused for `PAUSE_SECONDS`, every word of
   the latest hypothesis that ends before the pause is settled at once, without waiting
@@ -163,12 +162,8 @@ class LivePolicy:
         rest = hypothesis[agreed:]
         sure = 0
         heard_whole = self.offset + buffer_seconds - self.sure_margin
-        # Only where this hypothesis agrees with all of the previous one: Whisper looping, or
-        # unsure of a stretch, is often sure of every word it writes (without this, ami_dev00 once
-        # settled "Any z? E-R. Any z? E-R." after its "Any zed? E-R.").
-        if agreed == len(self.previous):
-            while sure < len(rest) and rest[sure]["probability"] >= self.sure_probability and rest[sure]["end"] <= heard_whole:
-                sure += 1
+        while sure < len(rest) and rest[sure]["probability"] >= self.sure_probability and rest[sure]["end"] <= heard_whole:
+            sure += 1
         newly += self._settle(rest[:sure])
         rest = rest[sure:]
         # After a pause the utterance is complete: settle what ends before it.
