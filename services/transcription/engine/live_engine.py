@@ -28,9 +28,7 @@ The policy is whisper_streaming's LocalAgreement-2 (Macháček et al., 2023), VA
 - audio collects in a buffer; whenever `MIN_CHUNK_SECONDS` of new audio has arrived, the
   whole buffer is decoded again (prompted with the settled text that has left it);
 - a word is settled when two consecutive hypotheses agree on it (the longest common
-  prefix of the new hypothesis and the previous one, after the settled words), or at once
-  when every word before it is settled, Whisper gives it at least `SURE_PROBABILITY` and it
-  ends at least `SURE_MARGIN_SECONDS` before the end of the buffer;
+  prefix of the new hypothesis and the previous one, after the settled words);
 - Silero VAD gates the decoder: a buffer without speech is not decoded (no invented
   text in silence), and once the speaker has paused for `PAUSE_SECONDS`, every word of
   the latest hypothesis that ends before the pause is settled at once, without waiting
@@ -63,12 +61,6 @@ PAUSE_SECONDS = float(os.environ.get("LIVE_PAUSE_SECONDS", "0.6"))
 # with, so it gets the batch pass's beam: with beam 1 it settled "7F clubs" where the batch wrote
 # "7 of clubs" (decision 0030; bench:live:accuracy +4.35 → +2.17 points over the batch).
 FINAL_BEAM = int(os.environ.get("LIVE_FINAL_BEAM", "5"))
-# A word Whisper is sure of (this probability or more) that ends this long before the end of
-# the buffer (heard whole, not cut off by it) settles on first sight, without waiting a decode
-# for a second hypothesis to agree (decision 0030: settle p50 1.47–1.55 → 1.26–1.39 s on AMI,
-# the settled text's WER unchanged). A probability above 1 turns this off.
-SURE_PROBABILITY = float(os.environ.get("LIVE_SURE_PROBABILITY", "0.8"))
-SURE_MARGIN_SECONDS = float(os.environ.get("LIVE_SURE_MARGIN_SECONDS", "0.2"))
 PROMPT_CHARS = 200
 # The encoder reads the buffer and a second of silence after it, in whole seconds, at least
 # LIVE_WINDOW_FLOOR_SECONDS, instead of Whisper's 30 s window (0: always 30 s). See
@@ -90,16 +82,7 @@ def _key(word: str) -> str:
 class LivePolicy:
     """The streaming policy, apart from I/O: feed samples, call step(), read words."""
 
-    def __init__(
-        self,
-        decode,
-        vad=None,
-        min_chunk=MIN_CHUNK_SECONDS,
-        trim=TRIM_SECONDS,
-        pause=PAUSE_SECONDS,
-        sure_probability=SURE_PROBABILITY,
-        sure_margin=SURE_MARGIN_SECONDS,
-    ):
+    def __init__(self, decode, vad=None, min_chunk=MIN_CHUNK_SECONDS, trim=TRIM_SECONDS, pause=PAUSE_SECONDS):
         import numpy as np
 
         self.np = np
@@ -108,8 +91,6 @@ class LivePolicy:
         self.min_chunk = min_chunk
         self.trim = trim
         self.pause = pause
-        self.sure_probability = sure_probability
-        self.sure_margin = sure_margin
         self.buffer = np.zeros(0, dtype=np.float32)
         self.offset = 0.0  # session time of buffer[0]
         self.received = 0.0
@@ -160,12 +141,6 @@ class LivePolicy:
             agreed += 1
         newly = self._settle(hypothesis[:agreed])
         rest = hypothesis[agreed:]
-        sure = 0
-        heard_whole = self.offset + buffer_seconds - self.sure_margin
-        while sure < len(rest) and rest[sure]["probability"] >= self.sure_probability and rest[sure]["end"] <= heard_whole:
-            sure += 1
-        newly += self._settle(rest[:sure])
-        rest = rest[sure:]
         # After a pause the utterance is complete: settle what ends before it.
         if speech is not None and rest:
             speech_end = speech[-1][1]
