@@ -35,7 +35,11 @@ The policy is whisper_streaming's LocalAgreement-2 (Macháček et al., 2023), VA
   for a second agreeing hypothesis;
 - the buffer is trimmed at the end of the last settled segment once it is longer than
   `TRIM_SECONDS`, and at the settled words' end after a pause, so a decode never covers
-  more than about `TRIM_SECONDS` (Whisper's window is 30 s).
+  more than about `TRIM_SECONDS` (Whisper's window is 30 s); once it is longer than
+  `GAP_TRIM_SECONDS`, also inside the last silence the VAD heard whose words are all
+  settled, so a decode does not write settled words again;
+- a hypothesis that starts repeating itself (a phrase said over and over, the way a short
+  window makes Whisper loop) is cut after the phrase's first saying, so a loop never settles.
 """
 
 from __future__ import annotations
@@ -57,6 +61,10 @@ SAMPLE_RATE = 16000
 MIN_CHUNK_SECONDS = float(os.environ.get("LIVE_MIN_CHUNK_SECONDS", "0.5"))
 TRIM_SECONDS = float(os.environ.get("LIVE_TRIM_SECONDS", "12"))
 PAUSE_SECONDS = float(os.environ.get("LIVE_PAUSE_SECONDS", "0.6"))
+# A decode's cost grows by about 10 ms for every token it writes, and most of what it writes
+# is words already settled that are still in the buffer; a silence is a cut that leaves no
+# word in half (decision 0030). 0 turns it off.
+GAP_TRIM_SECONDS = float(os.environ.get("LIVE_GAP_TRIM_SECONDS", "3"))
 # The last decode of an utterance (stop, or a client's commit) has no later hypothesis to agree
 # with, so it gets the batch pass's beam: with beam 1 it settled "7F clubs" where the batch wrote
 # "7 of clubs" (decision 0030; bench:live:accuracy +4.35 → +2.17 points over the batch).
@@ -77,6 +85,22 @@ MAX_NEW_TOKENS = 200
 
 def _key(word: str) -> str:
     return re.sub(r"[^\w']+", "", word.lower())
+
+
+def before_loop(words: list) -> list:
+    """The hypothesis up to where it starts looping: a phrase of 2-4 words said three times in
+    a row, or one word four times, keeps its first saying only. People repeat a word twice or
+    three times ("no, no, no"); Whisper in a short window writes "E. E. E. E. ..." to its token
+    cap, and two decodes of the same loop agree, so without this the loop settles."""
+    keys = [_key(w["word"]) for w in words]
+    for i in range(len(keys)):
+        for n in range(1, 5):
+            times = 4 if n == 1 else 3
+            if i + n * times > len(keys):
+                break
+            if all(keys[i + k * n : i + (k + 1) * n] == keys[i : i + n] for k in range(1, times)):
+                return words[: i + n]
+    return words
 
 
 class LivePolicy:
@@ -179,7 +203,7 @@ class LivePolicy:
                 if tail == head:
                     words = words[n:]
                     break
-        return words, ends
+        return before_loop(words), ends
 
     def _settle(self, words: list) -> list:
         words = [w for w in words if _key(w["word"]) or w["word"].strip()]
@@ -193,6 +217,11 @@ class LivePolicy:
             # Everything heard is settled and the speaker paused: start afresh after it.
             self._cut(max(0.0, self.settled_end - self.offset))
             return
+        if speech and GAP_TRIM_SECONDS > 0 and buffer_seconds > GAP_TRIM_SECONDS:
+            cut = self._settled_silence(speech)
+            if cut is not None:
+                self._cut(cut)
+                return
         if buffer_seconds <= self.trim:
             return
         cuts = [end for end in segment_ends if end <= self.settled_end + 0.01]
@@ -201,6 +230,18 @@ class LivePolicy:
             cut = self.settled_end  # no segment end to cut at: cut at the settled words
         if cut is not None and cut > self.offset:
             self._cut(cut - self.offset)
+
+    def _settled_silence(self, speech) -> float | None:
+        """The middle of the last silence between two stretches of speech (buffer seconds)
+        before which every word is settled: the words reach the speech before it and no
+        unsettled word starts before its middle."""
+        settled_end = self.settled_end - self.offset
+        first_open = self.previous[0]["start"] - self.offset if self.previous else float("inf")
+        for (_, before), (after, _) in reversed(list(zip(speech, speech[1:]))):
+            middle = (before + after) / 2
+            if middle > 0 and settled_end >= before - 0.25 and first_open >= middle - 0.05:
+                return middle
+        return None
 
     def _cut(self, seconds: float) -> None:
         samples = int(seconds * SAMPLE_RATE)
