@@ -36,8 +36,15 @@ export async function startMailCatcher() {
   return {
     smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
     webUrl,
-    async mails(): Promise<CaughtMail[]> {
-      return (await (await fetch(`${webUrl}/email`)).json()) as CaughtMail[];
+    /** The mails caught so far; with `until`, waits (up to 10 s) for them to satisfy it: maildev
+     * lists a mail a moment after the SMTP session that delivered it has ended. */
+    async mails(until?: (mails: CaughtMail[]) => boolean): Promise<CaughtMail[]> {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const mails = (await (await fetch(`${webUrl}/email`)).json()) as CaughtMail[];
+        if (!until || until(mails) || Date.now() > deadline) return mails;
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
     async stop() {
       if (child.exitCode !== null) return;
