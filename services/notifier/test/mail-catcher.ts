@@ -36,13 +36,16 @@ export async function startMailCatcher() {
   return {
     smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
     webUrl,
-    /** The mails caught so far; with `until`, waits (up to 10 s) for them to satisfy it: maildev
-     * lists a mail a moment after the SMTP session that delivered it has ended. */
-    async mails(until?: (mails: CaughtMail[]) => boolean): Promise<CaughtMail[]> {
+    async mails(): Promise<CaughtMail[]> {
+      return (await (await fetch(`${webUrl}/email`)).json()) as CaughtMail[];
+    },
+    /** The caught mails that `match`, once there is one (or after 10 s, none): maildev lists a
+     * mail a moment after the SMTP session that delivered it has ended. */
+    async matching(match: (mail: CaughtMail) => boolean): Promise<CaughtMail[]> {
       const deadline = Date.now() + 10_000;
       for (;;) {
-        const mails = (await (await fetch(`${webUrl}/email`)).json()) as CaughtMail[];
-        if (!until || until(mails) || Date.now() > deadline) return mails;
+        const found = (await this.mails()).filter(match);
+        if (found.length > 0 || Date.now() > deadline) return found;
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -59,7 +59,7 @@ describe("notifier: mail commands over SMTP", () => {
     await handler(toEnvelope(command));
     transport.close();
 
-    const mail = (await catcher.mails((all) => all.some((m) => m.to[0]?.address === "n-1@example.com"))).find((m) => m.to[0]?.address === "n-1@example.com")!;
+    const mail = (await catcher.matching((m) => m.to[0]?.address === "n-1@example.com"))[0]!;
     expect(mail.subject).toBe("Sign in to Transcribe");
     expect(mail.text).toContain(url);
     expect(mail.html).toContain('href="http://localhost:8080/auth/magic-link/verify?token=abc&amp;callbackURL=%2Fdashboard"');
@@ -84,7 +84,7 @@ describe("notifier: mail commands over SMTP", () => {
     await handler(envelope);
     await handler(envelope);
     transport.close();
-    const mails = (await catcher.mails((all) => all.some((m) => m.to[0]?.address === "n-2@example.com"))).filter((m) => m.to[0]?.address === "n-2@example.com");
+    const mails = await catcher.matching((m) => m.to[0]?.address === "n-2@example.com");
     expect(mails).toHaveLength(1);
     expect(mails[0]!.text.trim()).toBe("plain body http://x/verify");
     expect(mails[0]!.html).toContain("<p>html body</p>");
@@ -110,7 +110,7 @@ describe("notifier: mail commands over SMTP", () => {
     const retry = notifier({ SMTP_URL: catcher.smtpUrl });
     await retry.handler(toEnvelope(command));
     retry.transport.close();
-    expect((await catcher.mails((all) => all.some((m) => m.to[0]?.address === "n-3@example.com"))).some((m) => m.to[0]?.address === "n-3@example.com")).toBe(true);
+    expect(await catcher.matching((m) => m.to[0]?.address === "n-3@example.com")).not.toHaveLength(0);
   });
 
   it("in development the magic link is printed in the log as well", async () => {

@@ -48,7 +48,7 @@ describe("notifier: support and contact tickets", () => {
     const row = await database.db.selectFrom("tickets").selectAll().where("id", "=", ticketId).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ kind: "support", user_id: "u1", email: "ada@example.com", subject: "Export fails", transcription_id: "t-42" });
     expect(row.mailed_at).not.toBeNull();
-    const mail = (await catcher.mails((all) => all.some((m) => m.subject === "[Support] Export fails"))).find((m) => m.subject === "[Support] Export fails")!;
+    const mail = (await catcher.matching((m) => m.subject === "[Support] Export fails"))[0]!;
     expect(mail.to[0]?.address).toBe("help@transcribe.test");
     expect(mail.text).toContain("Transcription: t-42");
     expect(mail.html).toContain("&lt;b&gt;export&lt;/b&gt;");
