@@ -13,7 +13,9 @@ live_engine.py, the same JSON protocol the live worker speaks), fed 100 ms frame
   model (faster-whisper over the whole file, the product's decode options, beam 5);
 - with --references (a Sphinx transcription file, `<s> words </s> (file-id)`), for the files
   it names: the WER of the settled live text and of the batch transcript against the human
-  reference, and their difference (the target: live ≤ batch + 3 points);
+  reference, and their difference (the target: live ≤ batch + 3 points); --reference-speech
+  scores each clip of real read speech as a session of its own (each ends with a stop, whose
+  last decode settles the rest), --reference-stream the same clips as one session;
 - at N concurrent sessions on the same cores: the same latencies, and the time from the
   end of the audio to the last settled word.
 
@@ -23,6 +25,7 @@ not in these figures.
     python live_bench.py --model-dir ~/.cache/transcribe/models/base --threads 2 \
         --files a.wav b.wav --concurrency 1 2 3 --out ../results/live.json
     python live_bench.py --model-dir … --reference-speech --concurrency 1
+    python live_bench.py --model-dir … --reference-stream .data/bench/live --concurrency 1
 """
 
 from __future__ import annotations
@@ -141,6 +144,23 @@ def batch_text(python_model_dir: str, path: str, threads: int, language: str) ->
     return "".join(s.text for s in segments).strip()
 
 
+def reference_stream(clips: list, folder: str) -> str:
+    """The clips one after another with 0.3 s of silence between them, as one WAV, and its
+    reference as a Sphinx transcription file beside it; returns the WAV's path."""
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "reference-stream.wav")
+    gap = bytes(int(0.3 * 16000) * 2)
+    with wave.open(path, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(16000)
+        for clip, _ in clips:
+            out.writeframes(pcm_of(clip) + gap)
+    with open(os.path.join(folder, "reference-stream.transcription"), "w") as f:
+        f.write("<s> " + " ".join(text for _, text in clips) + " </s> (reference-stream)\n")
+    return path
+
+
 def loadavg() -> list:
     return [round(x, 2) for x in os.getloadavg()]
 
@@ -155,16 +175,24 @@ def main() -> None:
     parser.add_argument("--concurrency", nargs="+", type=int, default=[1, 2, 3])
     parser.add_argument("--references", nargs="+", default=[], help="Sphinx transcription files with human references for some of --files")
     parser.add_argument("--reference-speech", action="store_true", help="also the real read speech with human references of bench/lib/references.py (fetched once)")
+    parser.add_argument("--reference-stream", metavar="DIR", help="also those clips as one session: joined with 0.3 s of silence (under the engine's pause) into DIR/reference-stream.wav, so the streaming rules run as in a long talk, not one short clip each")
     parser.add_argument("--out")
     args = parser.parse_args()
-    if args.reference_speech:
+    if args.reference_speech or args.reference_stream:
         fetch_reference_speech(SPEECH_REFS)
+        clips = []
         for folder, transcription in (("librivox", "transcription"), ("cards", "cards.transcription")):
             found = read_sphinx_transcription(os.path.join(sphinx_data(), folder, transcription))
-            args.files += [os.path.join(sphinx_data(), folder, fileid + ".wav") for fileid in found]
-            args.references.append(os.path.join(sphinx_data(), folder, transcription))
+            clips += [(os.path.join(sphinx_data(), folder, fileid + ".wav"), text) for fileid, text in found.items()]
+            if args.reference_speech:
+                args.references.append(os.path.join(sphinx_data(), folder, transcription))
+        if args.reference_speech:
+            args.files += [path for path, _ in clips]
+        if args.reference_stream:
+            args.files.append(reference_stream(clips, args.reference_stream))
+            args.references.append(os.path.join(args.reference_stream, "reference-stream.transcription"))
     if not args.files:
-        parser.error("give --files, --reference-speech or both")
+        parser.error("give --files, --reference-speech, --reference-stream or several")
     references = {k: v for path in args.references for k, v in read_sphinx_transcription(path).items()}
     pooled = {"reference_words": 0, "live_errors": 0, "batch_errors": 0}
 

@@ -33,6 +33,9 @@ The policy is whisper_streaming's LocalAgreement-2 (Macháček et al., 2023), VA
   text in silence), and once the speaker has paused for `PAUSE_SECONDS`, every word of
   the latest hypothesis that ends before the pause is settled at once, without waiting
   for a second agreeing hypothesis;
+- a word the hypotheses keep reading differently settles anyway once `SETTLE_AFTER_SECONDS`
+  of audio follow it, as the latest hypothesis reads it, so no word waits for the speaker
+  to pause;
 - the buffer is trimmed at the end of the last settled segment once it is longer than
   `TRIM_SECONDS`, and at the settled words' end after a pause, so a decode never covers
   more than about `TRIM_SECONDS` (Whisper's window is 30 s); once it is longer than
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import itertools
 import json
 import os
 import queue
@@ -65,6 +69,11 @@ PAUSE_SECONDS = float(os.environ.get("LIVE_PAUSE_SECONDS", "0.6"))
 # is words already settled that are still in the buffer; a silence is a cut that leaves no
 # word in half (decision 0030). 0 turns it off.
 GAP_TRIM_SECONDS = float(os.environ.get("LIVE_GAP_TRIM_SECONDS", "3"))
+# A word still unsettled this long after its end is one the hypotheses keep rewording (mumbled or
+# far-field speech); two of them may never agree before the speaker pauses, which made the slowest
+# settles (decision 0030). Past this, the latest reading, the one with the most audio after the
+# word, settles. 0 turns it off.
+SETTLE_AFTER_SECONDS = float(os.environ.get("LIVE_SETTLE_AFTER_SECONDS", "1.8"))
 # The last decode of an utterance (stop, or a client's commit) has no later hypothesis to agree
 # with, so it gets the batch pass's beam: with beam 1 it settled "7F clubs" where the batch wrote
 # "7 of clubs" (decision 0030; bench:live:accuracy +4.35 → +2.17 points over the batch).
@@ -173,6 +182,16 @@ class LivePolicy:
                 done = [w for w in rest if w["end"] <= limit]
                 newly += self._settle(done)
                 rest = rest[len(done):]
+        if SETTLE_AFTER_SECONDS > 0 and rest:
+            limit = self.offset + buffer_seconds - SETTLE_AFTER_SECONDS
+            if speech:
+                # Not a word Whisper put in the silence after the speech.
+                limit = min(limit, self.offset + speech[-1][1] + 0.2)
+            # A word squeezed to no length is one the aligner could not place in the audio
+            # (text carried over from the prompt, as a rule): it waits for a second reading.
+            done = list(itertools.takewhile(lambda w: w["end"] <= limit and w["end"] - w["start"] >= 0.02, rest))
+            newly += self._settle(done)
+            rest = rest[len(done):]
         self.previous = rest
         self.partial = rest
         self._trim(segment_ends, speech, buffer_seconds)

@@ -98,6 +98,8 @@ describe.skipIf(engineUnavailable)("live engine: the streaming policy", () => {
   });
 
   it("leaves the buffer whole while a word before the silence is still unsettled", () => {
+    // The age rule (next test) would settle "too" 1.8 s after its end; here it is off, so the
+    // word stays open and the cut rule alone is tested.
     const out = steps(
       [
         { words: [[" one", 0.1, 0.4], [" two", 0.5, 0.8]], speech: [[0, 2]] },
@@ -105,9 +107,49 @@ describe.skipIf(engineUnavailable)("live engine: the streaming policy", () => {
         { words: [[" one", 0.1, 0.4], [" too", 0.5, 0.8], [" three", 2.2, 2.6]], speech: [[0, 0.9], [2.1, 6]] },
       ],
       2.0,
+      { LIVE_SETTLE_AFTER_SECONDS: "0" },
     );
     expect(out[1]?.settled).toEqual([" one"]);
     expect(out[2]?.bufferSeconds).toBe(6);
     expect(out[2]?.prompt).toBeNull();
   });
+
+  it("settles a word the hypotheses keep rewording once 1.8 s of audio follow it, as the latest one reads it", () => {
+    // Mumbled speech: each decode reads the first word differently, so no two agree on it; the
+    // speaker goes on without a pause. 0.5 s a step.
+    const readings = [" lingers", " leaders", " lingers", " leaders", " lingers"];
+    const script = readings.map((first, i) => ({
+      words: [[first, 0.2, 0.5], [i % 2 ? " down" : " done", 0.6, 0.9]] as ScriptedWord[],
+      speech: [[0, 0.5 * (i + 1)]] as Array<[number, number]>,
+    }));
+    const out = steps(script, 0.5);
+    expect(out.slice(0, 4).flatMap((s) => s.settled)).toEqual([]);
+    // At 2.5 s the first word ended 2 s ago: it settles; the second (ended 1.6 s ago) does not.
+    expect(out[4]?.settled).toEqual([" lingers"]);
+    expect(out[4]?.partial).toEqual([" done"]);
+    const off = steps(script, 0.5, { LIVE_SETTLE_AFTER_SECONDS: "0" });
+    expect(off.flatMap((s) => s.settled)).toEqual([]);
+  });
+
+  it("never settles by age a word Whisper wrote in the silence after the speech", () => {
+    // Speech ends at 1 s; each decode invents a different word at 2 s, in the silence.
+    const script = [" Thank", " Bye", " Thank", " Bye", " Thank", " Bye"].map((ghost) => ({
+      words: [[" Okay.", 0.2, 0.8], [ghost, 2.0, 2.3]] as ScriptedWord[],
+      speech: [[0, 1]] as Array<[number, number]>,
+    }));
+    const out = steps(script, 1.0);
+    expect(out.flatMap((s) => s.settled)).toEqual([" Okay."]);
+    expect(out[5]?.partial).toEqual([" Bye"]);
+  });
+
+  it("never settles by age a word squeezed to no length (one the aligner could not place)", () => {
+    // Text carried over from the prompt comes back with zero-length words; readings differ.
+    const script = [" really", " truly", " really", " truly", " really", " truly"].map((echo, i) => ({
+      words: [[" and", 0.2, 0.2], [echo, 0.2, 0.2], [i % 2 ? " more" : " most", 0.3, 0.6]] as ScriptedWord[],
+      speech: [[0, 0.5 * (i + 1)]] as Array<[number, number]>,
+    }));
+    const out = steps(script, 0.5);
+    expect(out.flatMap((s) => s.settled)).toEqual([" and"]);
+  });
 });
+
