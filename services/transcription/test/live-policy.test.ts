@@ -152,4 +152,3 @@ describe.skipIf(engineUnavailable)("live engine: the streaming policy", () => {
     expect(out.flatMap((s) => s.settled)).toEqual([" and"]);
   });
 });
-
