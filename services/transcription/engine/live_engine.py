@@ -28,7 +28,8 @@ The policy is whisper_streaming's LocalAgreement-2 (Macháček et al., 2023), VA
 - audio collects in a buffer; whenever `MIN_CHUNK_SECONDS` of new audio has arrived, the
   whole buffer is decoded again (prompted with the settled text that has left it);
 - a word is settled when two consecutive hypotheses agree on it (the longest common
-  prefix of the new hypothesis and the previous one, after the settled words);
+  prefix of the new hypothesis and the previous one, after the settled words), once the
+  buffer holds `MIN_AGREE_SECONDS` of audio;
 - Silero VAD gates the decoder: a buffer without speech is not decoded (no invented
   text in silence), and once the speaker has paused for `PAUSE_SECONDS`, every word of
   the latest hypothesis that ends before the pause is settled at once, without waiting
@@ -74,6 +75,11 @@ GAP_TRIM_SECONDS = float(os.environ.get("LIVE_GAP_TRIM_SECONDS", "3"))
 # settles (decision 0030). Past this, the latest reading, the one with the most audio after the
 # word, settles. 0 turns it off.
 SETTLE_AFTER_SECONDS = float(os.environ.get("LIVE_SETTLE_AFTER_SECONDS", "1.8"))
+# A buffer shorter than this is too little audio to agree on: the first decodes after a pause
+# cut the buffer hear half a second of the next sentence and guess its start ("Howdy, Mary" for
+# "had he married a"), and two such guesses agree as readily as two right ones (decision 0030).
+# The pause and age rules still apply below it. 0 turns it off.
+MIN_AGREE_SECONDS = float(os.environ.get("LIVE_MIN_AGREE_SECONDS", "2"))
 # The last decode of an utterance (stop, or a client's commit) has no later hypothesis to agree
 # with, so it gets the batch pass's beam: with beam 1 it settled "7F clubs" where the batch wrote
 # "7 of clubs" (decision 0030; bench:live:accuracy +4.35 → +2.17 points over the batch).
@@ -110,6 +116,12 @@ def before_loop(words: list) -> list:
             if all(keys[i + k * n : i + (k + 1) * n] == keys[i : i + n] for k in range(1, times)):
                 return words[: i + n]
     return words
+
+
+def ending_by(words: list, limit: float, min_length: float = 0.0) -> list:
+    """The leading words that end by `limit` and last at least `min_length`: a prefix, so the
+    words left after it keep their order."""
+    return list(itertools.takewhile(lambda w: w["end"] <= limit and w["end"] - w["start"] >= min_length, words))
 
 
 class LivePolicy:
@@ -167,7 +179,8 @@ class LivePolicy:
             return newly
         agreed = 0
         while (
-            agreed < len(hypothesis)
+            buffer_seconds >= MIN_AGREE_SECONDS
+            and agreed < len(hypothesis)
             and agreed < len(self.previous)
             and _key(hypothesis[agreed]["word"]) == _key(self.previous[agreed]["word"])
         ):
@@ -178,8 +191,7 @@ class LivePolicy:
         if speech is not None and rest:
             speech_end = speech[-1][1]
             if buffer_seconds - speech_end >= self.pause:
-                limit = self.offset + speech_end + 0.2
-                done = [w for w in rest if w["end"] <= limit]
+                done = ending_by(rest, self.offset + speech_end + 0.2)
                 newly += self._settle(done)
                 rest = rest[len(done):]
         if SETTLE_AFTER_SECONDS > 0 and rest:
@@ -189,7 +201,7 @@ class LivePolicy:
                 limit = min(limit, self.offset + speech[-1][1] + 0.2)
             # A word squeezed to no length is one the aligner could not place in the audio
             # (text carried over from the prompt, as a rule): it waits for a second reading.
-            done = list(itertools.takewhile(lambda w: w["end"] <= limit and w["end"] - w["start"] >= 0.02, rest))
+            done = ending_by(rest, limit, min_length=0.02)
             newly += self._settle(done)
             rest = rest[len(done):]
         self.previous = rest

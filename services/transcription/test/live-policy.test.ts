@@ -78,6 +78,23 @@ describe.skipIf(engineUnavailable)("live engine: the streaming policy", () => {
     expect(out[1]?.settled).toEqual([" No,", " no,", " no.", " Stop", " it."]);
   });
 
+  it("agrees on words only once the buffer holds 2 s of audio: two guesses from half a sentence never settle", () => {
+    // 0.5 s a step, the speaker talking throughout. The first two decodes hear too little and
+    // guess the same wrong start; from 1.5 s of audio on, every decode reads it right.
+    const guess: ScriptedWord[] = [[" Howdy,", 0.1, 0.4], [" Mary", 0.45, 0.9]];
+    const right: ScriptedWord[] = [[" Had", 0.1, 0.25], [" he", 0.25, 0.4], [" married", 0.45, 0.9], [" a", 0.95, 1.0]];
+    const script = [guess, guess, right, right, right].map((words, i) => ({
+      words,
+      speech: [[0, 0.5 * (i + 1)]] as Array<[number, number]>,
+    }));
+    const out = steps(script, 0.5);
+    expect(out.slice(0, 3).flatMap((s) => s.settled)).toEqual([]);
+    expect(out[3]?.bufferSeconds).toBe(2);
+    expect(out[3]?.settled).toEqual([" Had", " he", " married", " a"]);
+    const off = steps(script, 0.5, { LIVE_MIN_AGREE_SECONDS: "0" });
+    expect(off[1]?.settled).toEqual([" Howdy,", " Mary"]);
+  });
+
   it("cuts the buffer in a silence once every word before it is settled, and prompts with those words", () => {
     // 2 s a step; a silence from 0.9 to 2.1 s, and the speaker goes on to the buffer's end.
     const first: ScriptedWord[] = [[" one", 0.1, 0.4], [" two", 0.5, 0.8]];
