@@ -187,18 +187,19 @@ class LivePolicy:
             agreed += 1
         newly = self._settle(hypothesis[:agreed])
         rest = hypothesis[agreed:]
+        # Session time by which a word belongs to the speech the VAD heard (a word's last sound
+        # may trail the VAD's end a little); None without a VAD.
+        heard_until = self.offset + speech[-1][1] + 0.2 if speech else None
         # After a pause the utterance is complete: settle what ends before it.
-        if speech is not None and rest:
-            speech_end = speech[-1][1]
-            if buffer_seconds - speech_end >= self.pause:
-                done = ending_by(rest, self.offset + speech_end + 0.2)
-                newly += self._settle(done)
-                rest = rest[len(done):]
+        if heard_until is not None and rest and buffer_seconds - speech[-1][1] >= self.pause:
+            done = ending_by(rest, heard_until)
+            newly += self._settle(done)
+            rest = rest[len(done):]
         if SETTLE_AFTER_SECONDS > 0 and rest:
             limit = self.offset + buffer_seconds - SETTLE_AFTER_SECONDS
-            if speech:
+            if heard_until is not None:
                 # Not a word Whisper put in the silence after the speech.
-                limit = min(limit, self.offset + speech[-1][1] + 0.2)
+                limit = min(limit, heard_until)
             # A word squeezed to no length is one the aligner could not place in the audio
             # (text carried over from the prompt, as a rule): it waits for a second reading.
             done = ending_by(rest, limit, min_length=0.02)
