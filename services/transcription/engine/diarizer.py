@@ -34,6 +34,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import bisect
 import json
+from concurrent.futures import ThreadPoolExecutor
 import pickle
 import resource
 import struct
@@ -602,37 +603,47 @@ def embed_file(
                     flush()
             done_until = region[1]
 
-    for block in audio_blocks(audio):
-        offset = duration
-        duration += len(block) / SAMPLE_RATE
-        scores = speech_scores(block)
-        tight = speech_regions(block, offset, vad_threshold or VAD_THRESHOLD, scores=scores)
-        spoken = speech_regions(block, offset, TURN_ONSET, TURN_OFFSET, TURN_MIN_SILENCE_MS, scores=scores)
-        if segmentation is not None and heard is not None:
-            import segmentation as seg
-
+    listening = segmentation is not None and heard is not None
+    # The diarizer runs once the transcript is done, so a second core is free: segmentation-3.0
+    # (onnxruntime, which lets go of the GIL) hears a block while Silero scores it and the
+    # encoder embeds its windows.
+    beside = ThreadPoolExecutor(max_workers=1) if listening and (os.cpu_count() or 1) > 1 else None
+    try:
+        for block in audio_blocks(audio):
+            offset = duration
+            duration += len(block) / SAMPLE_RATE
             # At the VAD's level: the model's input norm has a variance floor (1e-5) that a
             # recording 40 dB down falls under, and it then hears less.
-            logp = segmentation.chunk_logp(vad_level(block))
-            for region in seg.regions(seg.overlap_probability(logp, len(block)), OVERLAP_THRESHOLD, offset):
-                _append_region(heard.overlaps, region)
-            heard.solo_speakers = max(heard.solo_speakers, seg.solo_speakers(logp, SOLO_SECONDS))
-            speech = seg.speech_probability(logp, len(block))
-            for region in seg.regions(speech, PAUSE_SPEECH, offset):
-                _append_region(heard.likely_speech, region)
-            spoken = _union(spoken, seg.regions(speech, SURE_SPEECH, offset, 0.2))
-        for region in tight:
-            _append_region(regions, region)
-        for region in spoken:
-            _append_region(turn_regions, region)
-        buffer = np.concatenate([buffer, block])
-        embed_regions(final=False)
-        # Keep only what an unfinished region still needs.
-        keep_from = min([r[0] for r in regions if r[1] > done_until] + [duration - 1.0])
-        cut = int(max(0.0, keep_from - buffer_start) * SAMPLE_RATE)
-        if cut > 0:
-            buffer = buffer[cut:]
-            buffer_start += cut / SAMPLE_RATE
+            hearing = beside.submit(segmentation.chunk_logp, vad_level(block)) if beside else None
+            scores = speech_scores(block)
+            tight = speech_regions(block, offset, vad_threshold or VAD_THRESHOLD, scores=scores)
+            spoken = speech_regions(block, offset, TURN_ONSET, TURN_OFFSET, TURN_MIN_SILENCE_MS, scores=scores)
+            for region in tight:
+                _append_region(regions, region)
+            buffer = np.concatenate([buffer, block])
+            embed_regions(final=False)
+            # Keep only what an unfinished region still needs.
+            keep_from = min([r[0] for r in regions if r[1] > done_until] + [duration - 1.0])
+            cut = int(max(0.0, keep_from - buffer_start) * SAMPLE_RATE)
+            if cut > 0:
+                buffer = buffer[cut:]
+                buffer_start += cut / SAMPLE_RATE
+            if listening:
+                import segmentation as seg
+
+                logp = hearing.result() if hearing else segmentation.chunk_logp(vad_level(block))
+                for region in seg.regions(seg.overlap_probability(logp, len(block)), OVERLAP_THRESHOLD, offset):
+                    _append_region(heard.overlaps, region)
+                heard.solo_speakers = max(heard.solo_speakers, seg.solo_speakers(logp, SOLO_SECONDS))
+                speech = seg.speech_probability(logp, len(block))
+                for region in seg.regions(speech, PAUSE_SPEECH, offset):
+                    _append_region(heard.likely_speech, region)
+                spoken = _union(spoken, seg.regions(speech, SURE_SPEECH, offset, 0.2))
+            for region in spoken:
+                _append_region(turn_regions, region)
+    finally:
+        if beside:
+            beside.shutdown(wait=True)
     embed_regions(final=True)
     flush()
     embeddings = np.concatenate(vectors) if vectors else np.zeros((0, 256), np.float32)

@@ -236,7 +236,7 @@ class Segmentation:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = 1  # the diarizer's one thread (decision 0020)
+        options.intra_op_num_threads = 1  # one thread, beside the diarizer's own (decision 0020, revision 6)
         options.inter_op_num_threads = 1
         try:
             self.session = ort.InferenceSession(pyannet_onnx(read_wheel_member(wheel, SEGMENTATION_MEMBER)), options, providers=["CPUExecutionProvider"])
