@@ -81,6 +81,20 @@ def spectral_nme(embeddings: np.ndarray, k_max: int = 8) -> np.ndarray:
     return np.unique(labels, return_inverse=True)[1]
 
 
+def leave_one_out(grid: list, table: dict, names: list, what: str, knobs: str) -> list:
+    """Scores each excerpt with the setting the other nine prefer; prints the folds and the mean
+    and returns the excerpts scored."""
+    scored = [n for n in names if n not in EXCLUDED_FROM_MEAN]
+    held_out = []
+    print(f"held out | {what} chosen on the other nine {knobs} | DER")
+    for name in scored:
+        chosen = min(grid, key=lambda g: np.mean([table[g, n]["der"] for n in scored if n != name]))
+        held_out.append(table[chosen, name]["der"])
+        print(f"{name} | {chosen} | {held_out[-1]:.3f}")
+    print(f"{what} leave-one-out mean DER {np.mean(held_out):.3f}")
+    return scored
+
+
 VAD_GRID = [(on, off, silence, 60) for on in (0.3, 0.4, 0.5, 0.6) for off in (0.1, 0.15, 0.3) for silence in (250, 500, 1000, 1500)]
 
 
@@ -111,14 +125,7 @@ def vad_search(files: list, names: list, extracted: dict) -> None:
             regions = [[r["start"] / diarizer.SAMPLE_RATE, r["end"] / diarizer.SAMPLE_RATE] for r in fv.get_speech_timestamps(block, options)]
             _, _, windows, emb = extracted[f]
             table[grid, name] = score(f, regions, windows, diarizer.assign_speakers(emb, windows, 1, None))
-    scored = [n for n in names if n not in EXCLUDED_FROM_MEAN]
-    held_out = []
-    print("held out | VAD chosen on the other nine (onset, offset, min silence ms, pad ms) | DER")
-    for name in scored:
-        chosen = min(VAD_GRID, key=lambda g: np.mean([table[g, n]["der"] for n in scored if n != name]))
-        held_out.append(table[chosen, name]["der"])
-        print(f"{name} | {chosen} | {held_out[-1]:.3f}")
-    print(f"VAD leave-one-out mean DER {np.mean(held_out):.3f}")
+    scored = leave_one_out(VAD_GRID, table, names, "VAD", "(onset, offset, min silence ms, pad ms)")
     for g in [(0.3, 0.15, 250, 60), (diarizer.TURN_ONSET, diarizer.TURN_OFFSET, diarizer.TURN_MIN_SILENCE_MS, 60)]:
         print(f"all ten with VAD {g}: mean DER {np.mean([table[g, n]['der'] for n in scored]):.3f}")
 
@@ -137,14 +144,7 @@ def pause_search(files: list, names: list, weights: str) -> None:
         for f, name in zip(files, names):
             turns = diarizer.diarize({"audio": f, "weights": weights, "segmentation": found[0]})["turns"]
             table[grid, name] = der.der(der.read_rttm(f[:-4] + ".rttm"), [(t["start"], t["end"], t["speaker"]) for t in turns], 0.25, (0.0, 30.0))
-    scored = [n for n in names if n not in EXCLUDED_FROM_MEAN]
-    held_out = []
-    print("held out | (PAUSE_SPEECH, PAUSE_SECONDS) chosen on the other nine | DER")
-    for name in scored:
-        chosen = min(PAUSE_GRID, key=lambda g: np.mean([table[g, n]["der"] for n in scored if n != name]))
-        held_out.append(table[chosen, name]["der"])
-        print(f"{name} | {chosen} | {held_out[-1]:.3f}")
-    print(f"pauses leave-one-out mean DER {np.mean(held_out):.3f}")
+    scored = leave_one_out(PAUSE_GRID, table, names, "pauses", "(PAUSE_SPEECH, PAUSE_SECONDS)")
     for g in PAUSE_GRID:
         print(f"all ten with {g}: mean DER {np.mean([table[g, n]['der'] for n in scored]):.3f}")
 
