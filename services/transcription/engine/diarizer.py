@@ -761,8 +761,8 @@ def fill_pauses(turns: list, likely_speech: list) -> list:
         turn = dict(turn)
         before = turns[k - 1] if k else None
         if before and before["speaker"] == turn["speaker"] and 0 < turn["start"] - before["end"] <= PAUSE_SECONDS:
-            first = bisect.bisect_right(ends, before["end"])
-            for start, end in likely_speech[first:]:
+            for j in range(bisect.bisect_right(ends, before["end"]), len(likely_speech)):
+                start, end = likely_speech[j]
                 if start >= turn["start"]:
                     break
                 start, end = max(start, before["end"]), min(end, turn["start"])
