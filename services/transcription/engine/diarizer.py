@@ -506,8 +506,15 @@ def diarize(request: dict) -> dict:
     duration, regions, windows, embeddings = embed_file(request["audio"], encoder, step, segmentation=segmentation, heard=heard)
     threshold = float(request.get("threshold") or DEFAULT_THRESHOLD)
     floor = max(min_speakers, min(heard.solo_speakers, max_speakers or heard.solo_speakers))
-    labels = assign_speakers(embeddings, windows, floor, max_speakers, threshold)
-    turns = fill_pauses(to_turns(regions, windows, labels), heard.likely_speech)
+    labels = assign_speakers(embeddings, windows, min_speakers, max_speakers, threshold)
+    turns = to_turns(regions, windows, labels)
+    missing = floor - len({t["speaker"] for t in turns})
+    if missing > 0:
+        turns, added = add_heard_voices(turns, heard.voices_together, missing)
+        if added < missing:  # the model's voices could not be placed: force the count instead
+            labels = assign_speakers(embeddings, windows, floor, max_speakers, threshold)
+            turns = to_turns(regions, windows, labels)
+    turns = fill_pauses(turns, heard.likely_speech)
     voices = speaker_embeddings(embeddings, windows, turns)  # from one-speaker turns only
     overlaps = heard.overlaps
     return {
@@ -546,13 +553,14 @@ def overlap_model(path: str | None):
 
 class Heard:
     """What segmentation-3.0 heard over the file: the stretches where two people talk at once
-    and where someone more likely than not talks (seconds), and the most people heard alone for
-    SOLO_SECONDS inside one 10 s chunk."""
+    and where someone more likely than not talks (seconds), the most people heard alone for
+    SOLO_SECONDS inside one 10 s chunk, and where it heard several so."""
 
     def __init__(self):
         self.overlaps: list = []
         self.likely_speech: list = []
         self.solo_speakers = 0
+        self.voices_together: list = []  # segmentation.voices_together's chunks, in time order
 
 
 def embed_file(
@@ -635,6 +643,7 @@ def embed_file(
                 for region in seg.regions(seg.overlap_probability(logp, len(block)), OVERLAP_THRESHOLD, offset):
                     _append_region(heard.overlaps, region)
                 heard.solo_speakers = max(heard.solo_speakers, seg.solo_speakers(logp, SOLO_SECONDS))
+                heard.voices_together.extend(seg.voices_together(logp, SOLO_SECONDS, offset, len(block)))
                 speech = seg.speech_probability(logp, len(block))
                 for region in seg.regions(speech, PAUSE_SPEECH, offset):
                     _append_region(heard.likely_speech, region)
@@ -746,6 +755,65 @@ def to_turns(regions: list, windows: list, labels: np.ndarray, frame: float = 0.
         speaker = names.setdefault(label, f"S{len(names) + 1}")
         _join(turns, {"start": round(start, 3), "end": round(end, 3), "speaker": speaker})
     return turns
+
+
+def add_heard_voices(turns: list, chunks: list, wanted: int) -> tuple:
+    """Where segmentation-3.0 hears two people alone inside one chunk but the clustering put
+    both under one speaker, the less heard of the two becomes a new speaker where the model
+    hears it alone (inside the turns only), up to `wanted` new speakers. Forcing the clustering
+    to the model's count instead splits off whichever windows are most apart, usually a stray
+    stretch of the main voice (decision 0020, revision 6). Returns the turns, speakers
+    renumbered by first appearance, and how many were added."""
+    added = 0
+    for voices in chunks:
+        if added == wanted:
+            break
+        owners: list = []
+        for runs in voices:  # most heard first
+            owner = _owner(turns, runs)
+            if owner is None:
+                continue
+            if owner in owners:
+                turns = _give(turns, runs, f"new{added}")
+                added += 1
+                if added == wanted:
+                    break
+            else:
+                owners.append(owner)
+    return (_by_first_appearance(turns) if added else turns), added
+
+
+def _owner(turns: list, runs: list):
+    """The speaker whose turns hold the most of these stretches, or None if none does."""
+    starts = [t["start"] for t in turns]
+    held: dict = {}
+    for start, end in runs:
+        for t in turns[max(0, bisect.bisect_right(starts, start) - 1) : bisect.bisect_left(starts, end)]:
+            shared = min(t["end"], end) - max(t["start"], start)
+            if shared > 0:
+                held[t["speaker"]] = held.get(t["speaker"], 0.0) + shared
+    return max(held, key=held.get) if held else None
+
+
+def _give(turns: list, runs: list, speaker: str) -> list:
+    """The turns with these stretches, where they lie inside a turn, given to `speaker`."""
+    out: list = []
+    for t in turns:
+        cuts = sorted({t["start"], t["end"], *(x for run in runs for x in run if t["start"] < x < t["end"])})
+        pieces = [[a, b, speaker if any(start <= (a + b) / 2 < end for start, end in runs) else t["speaker"]] for a, b in zip(cuts, cuts[1:])]
+        # What is left of a turn between or beside the voice's stretches, shorter than the
+        # shortest speech region (0.2 s), is not a turn of its own.
+        for k, piece in enumerate(pieces):
+            if len(pieces) > 1 and piece[1] - piece[0] < 0.2:
+                piece[2] = pieces[k - 1][2] if k else pieces[1][2]
+        for a, b, who in pieces:
+            _join(out, {"start": round(a, 3), "end": round(b, 3), "speaker": who})
+    return out
+
+
+def _by_first_appearance(turns: list) -> list:
+    names: dict = {}
+    return [{**t, "speaker": names.setdefault(t["speaker"], f"S{len(names) + 1}")} for t in turns]
 
 
 def fill_pauses(turns: list, likely_speech: list) -> list:

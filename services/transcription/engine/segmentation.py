@@ -285,6 +285,24 @@ def solo_speakers(logp: np.ndarray, min_seconds: float) -> int:
     return int((frames * FRAME / SAMPLE_RATE >= min_seconds).sum(axis=1).max())
 
 
+def voices_together(logp: np.ndarray, min_seconds: float, offset: float, samples: int) -> list:
+    """The chunks in which the model hears two or more people each alone for at least
+    min_seconds: per chunk, those voices, most heard first, each as the [start, end] seconds
+    (offset added) where it is the most likely class (decision 0020, revision 6)."""
+    out = []
+    best = np.argmax(logp, axis=2)  # (chunks, frames)
+    for c in range(len(best)):
+        frames = max(0, min(best.shape[1], (samples - c * CHUNK) // FRAME))
+        heard = []
+        for k in (1, 2, 3):
+            alone = best[c, :frames] == k
+            if alone.sum() * FRAME / SAMPLE_RATE >= min_seconds:
+                heard.append((int(alone.sum()), regions(alone.astype(np.float32), 0.5, offset + c * CHUNK / SAMPLE_RATE, 0.0)))
+        if len(heard) >= 2:
+            out.append([runs for _, runs in sorted(heard, key=lambda h: -h[0])])
+    return out
+
+
 def regions(score: np.ndarray, threshold: float, offset: float, min_seconds: float = 0.1) -> list:
     """[start, end] seconds (offset added) where score ≥ threshold, at least min_seconds long."""
     above = np.concatenate([[False], score >= threshold, [False]])

@@ -167,18 +167,25 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
     expect(together).toBe(0);
   });
 
-  it("keeps a voice heard alone beside another: ami_trn03's second speaker, 1.2 s at the start, is found", { timeout: 180_000 }, async (ctx) => {
+  it("keeps a voice heard alone beside another where it speaks: ami_trn03's second speaker, 1.2 s at the start, and only there", { timeout: 180_000 }, async (ctx) => {
     // Clustered across the file, its one window joins the main voice (1 speaker of 2); the
     // segmentation model hears two people alone inside the first 10 s (decision 0020, revision 5).
+    // Forcing the clustering to two split off a stretch of the main voice at 5.5–6.7 s instead
+    // (DER 9.3%); the voice the model heard now takes the stretch where it heard it (revision 6).
     const ami = amiExcerpts(ctx, "ami_trn03", { segmentation: true });
     if (!ami) return;
     const out = await diarizeFile(options, { audioPath: path.join(ami, "ami_trn03.wav"), signal });
     const reference = readRttm(readFileSync(path.join(ami, "ami_trn03.rttm"), "utf8"));
     const der = diarizationErrorRate(reference, out.turns, { collar: 0.25, uem: [0, 30] }).der;
-    console.log(`[speakers] ami_trn03: ${out.speakers.length} speakers (${out.stats.solo_speakers} heard alone in one chunk), DER ${(der * 100).toFixed(1)}%`);
+    const speakerAt = (time: number) => out.turns.find((t) => t.start <= time && t.end >= time)?.speaker;
+    const main = speakerAt(15)!;
+    const minor = out.turns.filter((t) => t.speaker !== main);
+    console.log(`[speakers] ami_trn03: ${out.speakers.length} speakers (${out.stats.solo_speakers} heard alone in one chunk), the second at ${minor.map((t) => `${t.start}–${t.end} s`).join(", ")}, DER ${(der * 100).toFixed(1)}%`);
     expect(out.stats.solo_speakers).toBe(2);
     expect(out.speakers).toEqual(["S1", "S2"]);
-    expect(der).toBeLessThan(0.15);
+    expect(speakerAt(0.5)).not.toBe(main); // MEE067, 0–1.18 s
+    for (const t of minor) expect(t.end).toBeLessThan(1.5);
+    expect(der).toBeLessThan(0.05);
   });
 
   it("keeps a speaker's quiet stretch inside their turn: ami_dev00's MEE009 talks through 3.8–5.6 s, which Silero misses and the segmentation model hears", { timeout: 180_000 }, async (ctx) => {
