@@ -178,7 +178,8 @@ Recorded ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores)
 load-independent figure). Engine: decision 0020 (audio decoded to float, each 60 s block brought to one peak
 before Silero VAD, its score the mean of a forward and a time-reversed pass, plus the speech pyannote's segmentation-3.0 is ≥ 0.9 sure of; Resemblyzer's GE2E encoder in numpy, context-averaged window embeddings, global average-linkage
 clustering at 0.25, clusters under 10% of the windows joined to their nearest speaker; where that model (run by onnxruntime)
-hears more people alone for ≥ 1 s inside one 10 s chunk than the clustering found, the voice it heard becomes a speaker there; a pause of ≤ 3 s between two turns of one speaker
+hears more people alone for ≥ 1 s inside one 10 s chunk than the clustering found, the clustering is forced to that count if
+every cluster is then big enough to be a speaker, else the voice it heard becomes a speaker there; a pause of ≤ 3 s between two turns of one speaker
 keeps what the model hears there as speech (≥ 0.5); where the same model puts two people at once
 with probability ≥ 0.3, the nearest other speaker gets a turn too), through the worker's adapter.
 

@@ -16,7 +16,8 @@ windows of the whole file are clustered together (average-linkage agglomerative 
 distance, stopped at a threshold chosen by leave-one-out on real meetings, bounded by
 min/max speakers; clusters too small to be a person join their nearest speaker; a voice
 pyannote's segmentation-3.0 hears alone beside another inside one 10 s chunk, where the
-clustering found one, becomes a speaker where the model heard it), and each stretch of speech
+clustering found one, becomes a speaker where the model heard it, unless forcing the clustering
+to the model's count gives clusters big enough to be speakers), and each stretch of speech
 (Silero's, plus what segmentation-3.0 is sure of) gets the speaker of the nearest window centre;
 a pause between two turns of one speaker where that model hears speech is theirs too, and
 where it hears two people at once, a second speaker gets a turn too.
@@ -507,16 +508,7 @@ def diarize(request: dict) -> dict:
     heard = Heard()
     duration, regions, windows, embeddings = embed_file(request["audio"], encoder, step, segmentation=segmentation, heard=heard)
     threshold = float(request.get("threshold") or DEFAULT_THRESHOLD)
-    floor = max(min_speakers, min(heard.solo_speakers, max_speakers or heard.solo_speakers))
-    labels = assign_speakers(embeddings, windows, min_speakers, max_speakers, threshold)
-    turns = to_turns(regions, windows, labels)
-    missing = floor - len({t["speaker"] for t in turns})
-    if missing > 0:
-        turns, added = add_heard_voices(turns, heard.voices_together, missing)
-        if added < missing:  # the model's voices could not be placed: force the count instead
-            labels = assign_speakers(embeddings, windows, floor, max_speakers, threshold)
-            turns = to_turns(regions, windows, labels)
-    turns = fill_pauses(turns, heard.likely_speech)
+    turns = fill_pauses(speaker_turns(embeddings, windows, regions, heard, min_speakers, max_speakers, threshold), heard.likely_speech)
     voices = speaker_embeddings(embeddings, windows, turns)  # from one-speaker turns only
     overlaps = heard.overlaps
     return {
@@ -536,6 +528,24 @@ def diarize(request: dict) -> dict:
             "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         },
     }
+
+
+def speaker_turns(embeddings: np.ndarray, windows: list, regions: list, heard: Heard, min_speakers: int, max_speakers: int | None, threshold: float) -> list:
+    """One-speaker turns, with at least as many speakers as segmentation-3.0 hears alone inside
+    one chunk (revision 5). Where the clustering finds fewer, forcing it to that count helps only
+    if every cluster it then gives is big enough to be a speaker of its own; otherwise its extra
+    clusters are stray windows of a louder voice, and the voice the model heard is placed where
+    it heard it instead (add_heard_voices, decision 0020, revision 6)."""
+    floor = max(min_speakers, min(heard.solo_speakers, max_speakers or heard.solo_speakers))
+    turns = to_turns(regions, windows, assign_speakers(embeddings, windows, min_speakers, max_speakers, threshold))
+    missing = floor - len({t["speaker"] for t in turns})
+    if missing <= 0 or not len(windows):
+        return turns
+    forced = assign_speakers(embeddings, windows, floor, max_speakers, threshold)
+    added = 0
+    if np.unique(forced, return_counts=True)[1].min() < min_speaker_windows(len(forced)):
+        turns, added = add_heard_voices(turns, heard.voices_together, missing)
+    return turns if added == missing else to_turns(regions, windows, forced)
 
 
 def overlap_model(path: str | None):
@@ -693,10 +703,13 @@ def assign_speakers(
         return np.zeros(0, np.int64)
     smoothed = with_context(embeddings, windows, context)
     labels = cluster(smoothed, threshold, min_speakers, max_speakers)
-    # On a long file the share is capped, so a participant with a few minutes of a long
-    # meeting still counts as a speaker.
-    min_windows = max(2, min(MAX_MIN_SPEAKER_WINDOWS, int(np.ceil(min_share * len(labels)))))
-    return absorb_small(smoothed, labels, min_speakers, min_windows)
+    return absorb_small(smoothed, labels, min_speakers, min_speaker_windows(len(labels), min_share))
+
+
+def min_speaker_windows(windows: int, share: float = MIN_SPEAKER_SHARE) -> int:
+    """The fewest windows a cluster needs to be a speaker of its own. On a long file the share
+    is capped, so a participant with a few minutes of a long meeting still counts."""
+    return max(2, min(MAX_MIN_SPEAKER_WINDOWS, int(np.ceil(share * windows))))
 
 
 def with_context(embeddings: np.ndarray, windows: list, radius: int) -> np.ndarray:

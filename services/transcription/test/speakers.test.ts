@@ -244,6 +244,20 @@ describe.skipIf(diarizerUnavailable)("the diarizer on synthetic speech", () => {
     expect(one.speakers).toEqual(["S1"]);
   });
 
+  it("keeps a forced split into voices the segmentation model counts when each side is big enough to be a speaker", { timeout: 180_000 }, async (ctx) => {
+    // A threshold nothing stays apart under merges the two voices; the model still hears two
+    // people alone in one chunk. Both forced clusters are speakers in their own right here, so
+    // the clustering's split is kept rather than one chunk's stretches (decision 0020, revision 6).
+    if (!present(ctx, segmentationMissing())) return;
+    const conversation = buildConversation();
+    const out = await diarizeFile({ ...options, threshold: 0.99 }, { audioPath: conversation.path, signal });
+    const score = diarizationErrorRate(conversation.turns, out.turns, { collar: 0.25 });
+    console.log(`[speakers] merged by the threshold: ${out.speakers.length} speakers (${out.stats.solo_speakers} heard alone in one chunk), DER ${(score.der * 100).toFixed(1)}%`);
+    expect(out.stats.solo_speakers).toBe(2);
+    expect(out.speakers).toEqual(["S1", "S2"]);
+    expect(score.der).toBeLessThanOrEqual(0.15);
+  });
+
   it("gives one voice one speaker, and silence none", { timeout: 120_000 }, async () => {
     const monologue = buildConversation({ lines: DIALOGUE.filter(([who]) => who === "A"), leadSilence: 1 });
     const out = await diarizeFile(options, { audioPath: monologue.path, signal });
