@@ -11,7 +11,8 @@ leave-one-out mean, and the same for NME-SC spectral clustering (tried, not adop
 With --pauses, the rule that keeps likely speech inside one speaker's pauses (PAUSE_SPEECH ×
 PAUSE_SECONDS, 0 s being the rule off) is chosen the same way, and with --solo how long the
 segmentation model must hear a voice alone in one chunk for it to count (SOLO_SECONDS): the
-product's whole diarizer run per setting with segmentation-3.0 from beside the encoder. With --vad, the speech-detection parameters (Silero onset, offset, minimum silence, padding)
+product's whole diarizer run per setting with segmentation-3.0 from beside the encoder.
+With --vad, the speech-detection parameters (Silero onset, offset, minimum silence, padding)
 are chosen the same way: Silero's scores are computed once per excerpt and the windows and
 labels of the current embeddings are kept, so only the speech regions change.
 """

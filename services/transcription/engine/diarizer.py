@@ -572,7 +572,7 @@ class Heard:
         self.overlaps: list = []
         self.likely_speech: list = []
         self.solo_speakers = 0
-        self.voices_together: list = []  # segmentation.voices_together's chunks, in time order
+        self.voices_together: list = []  # segmentation.voices_alone's chunks with two or more, in time order
 
 
 def embed_file(
@@ -654,8 +654,9 @@ def embed_file(
                 logp = hearing.result() if hearing else segmentation.chunk_logp(vad_level(block))
                 for region in seg.regions(seg.overlap_probability(logp, len(block)), OVERLAP_THRESHOLD, offset):
                     _append_region(heard.overlaps, region)
-                heard.solo_speakers = max(heard.solo_speakers, seg.solo_speakers(logp, SOLO_SECONDS))
-                heard.voices_together.extend(seg.voices_together(logp, SOLO_SECONDS, offset, len(block)))
+                alone = seg.voices_alone(logp, SOLO_SECONDS, offset, len(block))
+                heard.solo_speakers = max([heard.solo_speakers] + [len(voices) for voices in alone])
+                heard.voices_together.extend(voices for voices in alone if len(voices) >= 2)
                 speech = seg.speech_probability(logp, len(block))
                 for region in seg.regions(speech, PAUSE_SPEECH, offset):
                     _append_region(heard.likely_speech, region)

@@ -274,21 +274,12 @@ def _end_to_end(per_chunk: np.ndarray, samples: int) -> np.ndarray:
     return out
 
 
-def solo_speakers(logp: np.ndarray, min_seconds: float) -> int:
-    """The most people heard alone for at least min_seconds each inside one 10 s chunk. The
-    model tells voices apart within a chunk far better than window embeddings compared across
-    the file, so this is a floor on the file's speaker count (decision 0020, revision 5)."""
-    if not len(logp):
-        return 0
-    best = np.argmax(logp, axis=2)  # (chunks, frames)
-    frames = np.stack([(best == c).sum(axis=1) for c in (1, 2, 3)], axis=1)  # (chunks, 3)
-    return int((frames * FRAME / SAMPLE_RATE >= min_seconds).sum(axis=1).max())
-
-
-def voices_together(logp: np.ndarray, min_seconds: float, offset: float, samples: int) -> list:
-    """The chunks in which the model hears two or more people each alone for at least
-    min_seconds: per chunk, those voices, most heard first, each as the [start, end] seconds
-    (offset added) where it is the most likely class (decision 0020, revision 6)."""
+def voices_alone(logp: np.ndarray, min_seconds: float, offset: float, samples: int) -> list:
+    """Per 10 s chunk, the people the model hears each alone for at least min_seconds, most heard
+    first, each as the [start, end] seconds (offset added) where it is the most likely class. The
+    model tells voices apart within a chunk far better than window embeddings compared across the
+    file, so the most voices in one chunk is a floor on the file's speaker count (decision 0020,
+    revisions 5 and 6)."""
     out = []
     best = np.argmax(logp, axis=2)  # (chunks, frames)
     for c in range(len(best)):
@@ -298,8 +289,7 @@ def voices_together(logp: np.ndarray, min_seconds: float, offset: float, samples
             alone = best[c, :frames] == k
             if alone.sum() * FRAME / SAMPLE_RATE >= min_seconds:
                 heard.append((int(alone.sum()), regions(alone.astype(np.float32), 0.5, offset + c * CHUNK / SAMPLE_RATE, 0.0)))
-        if len(heard) >= 2:
-            out.append([runs for _, runs in sorted(heard, key=lambda h: -h[0])])
+        out.append([runs for _, runs in sorted(heard, key=lambda h: -h[0])])
     return out
 
 
