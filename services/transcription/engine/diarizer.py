@@ -565,14 +565,22 @@ def overlap_model(path: str | None):
 
 class Heard:
     """What segmentation-3.0 heard over the file: the stretches where two people talk at once
-    and where someone more likely than not talks (seconds), the most people heard alone for
-    SOLO_SECONDS inside one 10 s chunk, and where it heard several so."""
+    and where someone more likely than not talks (seconds), and the voices it heard alone for
+    SOLO_SECONDS in each 10 s chunk, from which the count floor and the chunks holding several
+    are read."""
 
     def __init__(self):
         self.overlaps: list = []
         self.likely_speech: list = []
-        self.solo_speakers = 0
-        self.voices_together: list = []  # segmentation.voices_alone's chunks with two or more, in time order
+        self.voices_alone: list = []  # segmentation.voices_alone per chunk, in time order
+
+    @property
+    def solo_speakers(self) -> int:
+        return max((len(voices) for voices in self.voices_alone), default=0)
+
+    @property
+    def voices_together(self) -> list:
+        return [voices for voices in self.voices_alone if len(voices) >= 2]
 
 
 def embed_file(
@@ -654,9 +662,7 @@ def embed_file(
                 logp = hearing.result() if hearing else segmentation.chunk_logp(vad_level(block))
                 for region in seg.regions(seg.overlap_probability(logp, len(block)), OVERLAP_THRESHOLD, offset):
                     _append_region(heard.overlaps, region)
-                alone = seg.voices_alone(logp, SOLO_SECONDS, offset, len(block))
-                heard.solo_speakers = max([heard.solo_speakers] + [len(voices) for voices in alone])
-                heard.voices_together.extend(voices for voices in alone if len(voices) >= 2)
+                heard.voices_alone.extend(seg.voices_alone(logp, SOLO_SECONDS, offset, len(block)))
                 speech = seg.speech_probability(logp, len(block))
                 for region in seg.regions(speech, PAUSE_SPEECH, offset):
                     _append_region(heard.likely_speech, region)
