@@ -84,6 +84,11 @@ describe("one rule for /api/v1 request bodies", () => {
     // settings: null passes the rule like an absent one; the job still queued is what refuses the retry.
     const retried = await api("POST", `/api/v1/transcriptions/${id}/retry`, { settings: null });
     expect(retried.status, await retried.clone().text()).toBe(409);
+    // Retry and diarize take an optional body: none at all is the empty one, not a 400 about null.
+    for (const action of ["retry", "diarize"]) {
+      const bare = await api("POST", `/api/v1/transcriptions/${id}/${action}`);
+      expect(bare.status, `${action}: ${await bare.clone().text()}`).toBe(409);
+    }
     expect(await transcriptionCount()).toBe(1);
   });
 

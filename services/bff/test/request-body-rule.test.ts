@@ -52,6 +52,11 @@ describe("the request-body rule", () => {
       });
     route("/api/v1/rule", "ruleTest");
     route("/v1/rule", "ruleTestOpenAi");
+    const options = z.object({ note: z.string().optional() }).meta({ id: "RuleOptions" });
+    app.post("/api/v1/rule/optional", { schema: { operationId: "ruleOptional", summary: "Echo", tags: ["meta"], security: security.none, body: options.optional(), response: { 200: echo } } }, async (request) => {
+      seen.push(request.body);
+      return { ok: true };
+    });
     await app.ready();
   });
   afterAll(() => app.close());
@@ -90,6 +95,27 @@ describe("the request-body rule", () => {
     expect(required.status).toBe(400);
     expect(required.body.error?.message).toMatch(/^settings\.language: /);
     expect((await post("/api/v1/rule", { name: "a", settings: null })).status).toBe(400);
+  });
+
+  it("takes no body at all as an empty one where the route's body is optional, and the document says it is optional", async () => {
+    for (const headers of [{}, { "content-type": "application/json", "content-length": "0" }] as Array<Record<string, string>>) {
+      seen.length = 0;
+      const response = await app.inject({ method: "POST", url: "/api/v1/rule/optional", headers });
+      if (headers["content-type"]) {
+        // An empty JSON body is malformed JSON: Fastify's own 400, not a 500.
+        expect(response.statusCode).toBe(400);
+        continue;
+      }
+      expect(response.statusCode, response.body).toBe(200);
+      expect(seen[0]).toEqual({});
+    }
+    expect((await post("/api/v1/rule/optional", { note: "x" })).seen).toEqual({ note: "x" });
+    expect((await post("/api/v1/rule/optional", { nope: 1 })).status).toBe(400);
+    // A route whose body is required still refuses a missing one.
+    expect((await app.inject({ method: "POST", url: "/api/v1/rule" })).statusCode).toBe(400);
+    const document = app.swagger() as unknown as { paths: Record<string, { post: { requestBody: { required?: boolean } } }> };
+    expect(document.paths["/api/v1/rule/optional"]!.post.requestBody.required).toBe(false);
+    expect(document.paths["/api/v1/rule"]!.post.requestBody.required).toBe(true);
   });
 
   it("leaves the OpenAI-compatible /v1 routes lenient: unknown fields are dropped, not refused", async () => {

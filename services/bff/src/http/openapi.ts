@@ -3,7 +3,7 @@ import type { FastifyInstance, RouteOptions } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { globalRegistry, type ZodType, z } from "zod";
 import { exportFormatNames, namesText } from "../extension-points.js";
-import { strictRequestBodies } from "./request-body.js";
+import { bodyIsOptional, strictRequestBodies } from "./request-body.js";
 
 /**
  * The OpenAPI document is generated from the same zod schemas and route definitions the
@@ -115,6 +115,8 @@ export async function openApi(app: FastifyInstance, settings: OpenApiSettings): 
 
   // Texts the transform learns per operation from the zod schemas, used when the document is assembled.
   const notes = new Map<string, Record<string, ResponseNote>>();
+  // Operations a client may call without a body (@fastify/swagger marks every body required).
+  const optionalBodies = new Set<string>();
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -164,9 +166,10 @@ export async function openApi(app: FastifyInstance, settings: OpenApiSettings): 
     },
     transform(input) {
       const result = jsonSchemaTransform(input);
-      const schema = input.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
+      const schema = input.schema as { hide?: boolean; body?: unknown; response?: Record<string, unknown> } | undefined;
+      const methods = Array.isArray(input.route.method) ? input.route.method : [input.route.method];
+      if (!schema?.hide && bodyIsOptional(schema?.body)) for (const method of methods) optionalBodies.add(`${method.toLowerCase()} ${openApiPath(input.url)}`);
       if (!schema?.hide && schema?.response) {
-        const methods = Array.isArray(input.route.method) ? input.route.method : [input.route.method];
         const statuses = Object.fromEntries(
           Object.entries(schema.response).map(([status, value]) => [status, noteOf(status, value)]),
         );
@@ -176,7 +179,7 @@ export async function openApi(app: FastifyInstance, settings: OpenApiSettings): 
     },
     transformObject(input) {
       const document = jsonSchemaTransformObject(input) as OpenApiDocument;
-      return finishDocument(document, notes);
+      return finishDocument(document, notes, optionalBodies);
     },
   });
 
@@ -221,7 +224,7 @@ interface OpenApiDocument extends Json {
  * component (JSON Schema 2020-12 forbids it) and an input copy of every schema, used or
  * not; responses come out as "Default Response"; headers of 304 and 429 are not known.
  */
-function finishDocument(document: OpenApiDocument, notes: Map<string, Record<string, ResponseNote>>): OpenApiDocument {
+function finishDocument(document: OpenApiDocument, notes: Map<string, Record<string, ResponseNote>>, optionalBodies: Set<string>): OpenApiDocument {
   const schemas = { ...(document.components.schemas ?? {}) };
   for (const [name, schema] of Object.entries(schemas)) {
     const { $id: _id, $schema: _schema, ...rest } = schema;
@@ -248,6 +251,7 @@ function finishDocument(document: OpenApiDocument, notes: Map<string, Record<str
     for (const [method, operation] of Object.entries(item)) {
       const responses = (operation.responses ?? {}) as Record<string, Json>;
       const note = notes.get(`${method} ${path}`) ?? {};
+      if (optionalBodies.has(`${method} ${path}`) && operation.requestBody) (operation.requestBody as Json).required = false;
       const conditional = "304" in responses;
       for (const [status, response] of Object.entries(responses)) {
         const content = response.content as Record<string, { schema?: Json }> | undefined;

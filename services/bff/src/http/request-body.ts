@@ -157,7 +157,14 @@ export function requestBodyRule(app: FastifyInstance): void {
   app.addHook("preValidation", async (request, reply) => {
     if (!underBodyRule(request.routeOptions.url)) return;
     const schema = (request.routeOptions.schema as { body?: unknown } | undefined)?.body;
-    if (!isZodSchema(schema) || !(isRecord(request.body) || Array.isArray(request.body))) return;
+    if (!isZodSchema(schema)) return;
+    // No body at all where the route's body is optional: the empty object it stands for.
+    // (Fastify validates a missing body as null, which no `.optional()` schema accepts.)
+    if (request.body == null) {
+      if (bodyIsOptional(schema) && safeParse(schema, {}).success) request.body = {};
+      return;
+    }
+    if (!(isRecord(request.body) || Array.isArray(request.body))) return;
     const unknown = applyBodyRule(schema, request.body);
     if (unknown.length === 0) return;
     const issues = unknown.map((path) => ({ path, message: UNKNOWN_FIELD }));
@@ -166,6 +173,9 @@ export function requestBodyRule(app: FastifyInstance): void {
 }
 
 const isZodSchema = (value: unknown): value is $ZodType => value !== null && typeof value === "object" && "_zod" in value;
+
+/** Whether a route may be called without a body (its schema is `.optional()`): the document says `required: false` for it. */
+export const bodyIsOptional = (schema: unknown): boolean => isZodSchema(schema) && safeParse(schema, undefined).success;
 
 // ---- the OpenAPI side --------------------------------------------------------------------
 
