@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { PassThrough, type Readable } from "node:stream";
+import { finished, PassThrough, type Readable } from "node:stream";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, httpStatusOf } from "../errors.js";
 import { contentDisposition } from "./content-disposition.js";
@@ -167,15 +167,17 @@ function signedTarget(request: FastifyRequest): { key: string; query: URLSearchP
  */
 function detachedBody(request: IncomingMessage): Readable {
   const body = new PassThrough();
-  const interrupted = () => {
-    if (!request.complete) body.destroy(new AppError("invalid_argument", "The upload was interrupted"));
-  };
-  request.once("error", interrupted);
-  request.once("close", interrupted);
-  body.once("close", () => {
+  // A request that stops before its end (client gone, even before this handler ran) fails
+  // the body, so putObject removes its temp file instead of waiting for bytes forever.
+  const stopWatching = finished(request, (error) => {
+    if (error) body.destroy(new AppError("invalid_argument", "The upload was interrupted"));
+  });
+  // Listens from creation: putObject awaits before it reads, and an error in between must
+  // stay on the body (putObject still gets it) rather than crash the process as an
+  // unhandled 'error' event.
+  finished(body, () => {
     request.unpipe(body);
-    request.off("error", interrupted);
-    request.off("close", interrupted);
+    stopWatching();
   });
   request.pipe(body);
   return body;

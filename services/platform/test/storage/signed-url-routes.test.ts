@@ -1,8 +1,9 @@
 import { request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { localStorageRoutes } from "../../src/storage/signed-url-routes.js";
+import type { ObjectMetadata } from "../../src/storage/port.js";
+import { localStorageRoutes, type SignedUrlStorage } from "../../src/storage/signed-url-routes.js";
 import { generatedStream, listTree, makeSandbox } from "./helpers.js";
 
 type Sandbox = Awaited<ReturnType<typeof makeSandbox>>;
@@ -305,5 +306,161 @@ describe("over real HTTP with chunked bodies", () => {
     }
     await expectNothingStored();
     expect((await listTree(box.base)).sort()).toEqual(["outside", "root"]);
+  });
+});
+
+// Audit finding: a client that announced more bytes than it sent and closed at once
+// crashed the process with an unhandled 'error' event on the upload body.
+describe("interrupted uploads", () => {
+  const SIGNED = 128_078;
+  let server: FastifyInstance;
+  let port: number;
+  let puts: Array<Promise<ObjectMetadata>>;
+  /** Holds putObject until the client's socket has closed (deterministic race); null: no hold. */
+  let holdPutUntilClosed: Promise<void> | null;
+  /** Holds the request before the route handler, until the client's socket has closed. */
+  let holdHandlerUntilClosed: Promise<void> | null;
+  let socketClosed: () => Promise<void>;
+  let uncaught: unknown[];
+  const onUncaught = (error: unknown) => uncaught.push(error);
+
+  beforeEach(async () => {
+    puts = [];
+    uncaught = [];
+    holdPutUntilClosed = null;
+    holdHandlerUntilClosed = null;
+    process.on("uncaughtException", onUncaught);
+    const storage: SignedUrlStorage = {
+      verifySignedRequest: (request) => box.storage.verifySignedRequest(request),
+      headObject: (key) => box.storage.headObject(key),
+      getObject: (key, options) => box.storage.getObject(key, options),
+      putObject: (key, body, options) => {
+        const hold = holdPutUntilClosed;
+        const put = (hold ?? Promise.resolve()).then(() => box.storage.putObject(key, body, options));
+        put.catch(() => {});
+        puts.push(put);
+        return put;
+      },
+    };
+    server = Fastify();
+    server.addHook("preHandler", async () => {
+      if (holdHandlerUntilClosed) await holdHandlerUntilClosed;
+    });
+    await server.register(localStorageRoutes(storage, { prefix: "/storage" }));
+    await server.listen({ host: "127.0.0.1", port: 0 });
+    port = (server.server.address() as AddressInfo).port;
+    // Resolves a little after the server side of the next connection has closed, once
+    // the request's own 'close' has run.
+    socketClosed = () =>
+      new Promise<void>((resolve) => {
+        server.server.once("connection", (socket: Socket) => {
+          socket.once("close", () => setTimeout(resolve, 20));
+        });
+      });
+  });
+
+  afterEach(async () => {
+    process.off("uncaughtException", onUncaught);
+    await server.close();
+  });
+
+  /** Headers announcing SIGNED bytes, a few hundred of them, then the socket closed at once. */
+  async function abortedPut(path: string): Promise<void> {
+    (await partialPut(path)).destroy();
+  }
+
+  /** Headers announcing SIGNED bytes and a few hundred of them, on a socket left open. */
+  async function partialPut(path: string): Promise<Socket> {
+    const socket = connect(port, "127.0.0.1");
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", resolve);
+      socket.once("error", reject);
+    });
+    const head =
+      `PUT ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/mpeg\r\n` +
+      `Content-Length: ${SIGNED}\r\n\r\n`;
+    await new Promise<void>((resolve) => socket.write(Buffer.concat([Buffer.from(head), Buffer.alloc(300, 9)]), () => resolve()));
+    return socket;
+  }
+
+  /** Every attempt's putObject, once settled; fails rather than waits forever on a hanging one. */
+  async function putsSettled(attempts: number): Promise<Array<PromiseSettledResult<ObjectMetadata>>> {
+    const deadline = Date.now() + 5000;
+    while (puts.length < attempts && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("putObject never settled: the body was left hanging")), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      return await Promise.race([Promise.allSettled(puts), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function expectRefusedAndServerHealthy(key: string, attempts: number) {
+    const results = await putsSettled(attempts);
+    expect(results).toHaveLength(attempts);
+    for (const result of results) {
+      expect(result.status).toBe("rejected");
+      expect(((result as PromiseRejectedResult).reason as Error).name).toBe("AppError");
+    }
+    expect(uncaught).toEqual([]);
+    // No object, no temp file, no sidecar, no directory made for it.
+    await expectNothingStored();
+    // The same process still takes a whole upload.
+    const ok = await fetch(`http://127.0.0.1:${port}${await presignPut(key, SIGNED)}`, {
+      method: "PUT",
+      headers: { "content-type": "audio/mpeg" },
+      body: Buffer.alloc(SIGNED, 3),
+    });
+    expect(ok.status).toBe(200);
+    expect(await box.storage.headObject(key)).toMatchObject({ size: SIGNED });
+  }
+
+  it("survives a client that closes mid-body before putObject reads it, and stores nothing", async () => {
+    const url = await presignPut("users/u1/up/rec.mp3", SIGNED);
+    for (let i = 0; i < 3; i += 1) {
+      const closed = socketClosed();
+      holdPutUntilClosed = closed;
+      await abortedPut(url);
+      await closed;
+    }
+    await expectRefusedAndServerHealthy("users/u1/up/rec.mp3", 3);
+  });
+
+  it("survives a client that closes before the handler runs, and stores nothing", async () => {
+    const url = await presignPut("users/u1/up/rec.mp3", SIGNED);
+    for (let i = 0; i < 3; i += 1) {
+      const closed = socketClosed();
+      holdHandlerUntilClosed = closed;
+      await abortedPut(url);
+      await closed;
+    }
+    await expectRefusedAndServerHealthy("users/u1/up/rec.mp3", 3);
+  });
+
+  it("removes the partly written temp file when the client closes mid-write", async () => {
+    const url = await presignPut("users/u1/up/rec.mp3", SIGNED);
+    const closed = socketClosed();
+    const socket = await partialPut(url);
+    const deadline = Date.now() + 5000;
+    while (!(await listTree(box.root)).some((entry) => entry.endsWith(".tmp")) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect((await listTree(box.root)).some((entry) => entry.endsWith(".tmp"))).toBe(true);
+    socket.destroy();
+    await closed;
+    await expectRefusedAndServerHealthy("users/u1/up/rec.mp3", 1);
+  });
+
+  it("survives repeated aborted PUTs at natural timing, and stores nothing", async () => {
+    const url = await presignPut("users/u1/up/rec.mp3", SIGNED);
+    for (let i = 0; i < 5; i += 1) {
+      const closed = socketClosed();
+      await abortedPut(url);
+      await closed;
+    }
+    await expectRefusedAndServerHealthy("users/u1/up/rec.mp3", 5);
   });
 });
