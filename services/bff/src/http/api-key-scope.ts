@@ -17,6 +17,11 @@ export function isApiKey(token: string): boolean {
  */
 const KEY_ROUTE_PREFIXES = ["/v1/", "/api/v1/jobs", "/api/v1/transcriptions", "/api/v1/vocabulary", "/api/v1/files", "/api/v1/upload", "/api/v1/retrieve", "/api/v1/models", "/api/v1/live"];
 
-export function apiKeyMayUse(routeUrl: string): boolean {
+/**
+ * The one answer to "may an API key call this route": the gate (session.ts) enforces it and the
+ * route table records it, so the contract test holds the document's `security` to it.
+ */
+export function apiKeyMayUse(routeUrl: string, config?: { sessionOnly?: boolean }): boolean {
+  if (config?.sessionOnly) return false;
   return KEY_ROUTE_PREFIXES.some((prefix) => routeUrl === prefix || routeUrl.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`) || routeUrl.startsWith(`${prefix}?`));
 }

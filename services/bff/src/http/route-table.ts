@@ -1,9 +1,12 @@
 import type { FastifyInstance } from "fastify";
+import { apiKeyMayUse } from "./api-key-scope.js";
 
 export interface RouteEntry {
   method: string;
   /** The pattern as registered, e.g. /api/v1/transcriptions/:id. */
   url: string;
+  /** Whether the session gate lets an API key call it (the document's `security` must say the same). */
+  apiKey: boolean;
 }
 
 declare module "fastify" {
@@ -25,7 +28,7 @@ export function recordRoutes(app: FastifyInstance): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (method === "HEAD" && methods.length === 1 && table.some((r) => r.method === "GET" && r.url === route.url)) continue;
-      table.push({ method, url: route.url });
+      table.push({ method, url: route.url, apiKey: apiKeyMayUse(route.url, route.config) });
     }
   });
 }

@@ -175,7 +175,7 @@ export function requireSessionOnApi(app: FastifyInstance, resolver: SessionResol
       if (isApiKey(bearerOf(request.headers.authorization))) return sendApiError(reply, 401, "invalid_api_key", "Invalid, revoked or expired API key");
       return sendApiError(reply, 401, "unauthenticated", "Not signed in");
     }
-    if (apiKeyId && (request.routeOptions.config?.sessionOnly || !apiKeyMayUse(route))) {
+    if (apiKeyId && !apiKeyMayUse(route, request.routeOptions.config)) {
       return sendApiError(reply, 403, "forbidden", "API keys cannot be used for this route; sign in to the web app instead");
     }
     request.user = user;

@@ -148,17 +148,23 @@ describe("the served OpenAPI document", () => {
     }
   });
 
-  it("names its server and both ways to authenticate; API keys work on the transcription, file and export routes", () => {
+  it("names its server and both ways to authenticate; an operation lists the API key exactly where the session gate lets a key through", () => {
     expect(document.servers?.[0]?.url).toBe(publicBaseUrl);
     expect(document.components.securitySchemes.sessionCookie).toMatchObject({ type: "apiKey", in: "cookie", name: "__Secure-better-auth.session_token" });
     expect(document.components.securitySchemes.apiKeyBearer).toMatchObject({ type: "http", scheme: "bearer" });
+    const byOperation = new Map(routes.map((route) => [`${route.method.toLowerCase()} ${openApiPath(route.url)}`, route]));
+    const disagree: string[] = [];
     for (const { route, method, operation } of operationsOf(document)) {
+      const gate = byOperation.get(`${method} ${route}`)?.apiKey;
+      const listed = (operation.security ?? []).some((scheme) => "apiKeyBearer" in scheme);
+      if (gate !== undefined && listed !== gate) disagree.push(`${method.toUpperCase()} ${route}: the document says ${listed ? "" : "no "}API key, the gate ${gate ? "lets one through" : "refuses it"}`);
+      // Model administration stays session only (docs/security.md); the transcript, file and export routes take a key.
       const tag = operation.tags?.[0];
-      // Model administration is session only (docs/security.md).
       if ((tag === "transcriptions" || tag === "files" || tag === "exports") && !["downloadModel", "removeModel"].includes(operation.operationId ?? "")) {
         expect(operation.security, `${method} ${route}`).toEqual([{ sessionCookie: [] }, { apiKeyBearer: [] }]);
       }
     }
+    expect(disagree).toEqual([]);
     const detail = document.components.schemas.TranscriptionDetail as { examples?: Array<{ result: { segments: Array<{ words: unknown[] }> } }> };
     expect(detail.examples?.[0]?.result.segments[0]?.words.length).toBeGreaterThan(0);
   });
