@@ -193,6 +193,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
   });
   await app.register(supportRoutes, {
     client: createServiceClient(NotifierService, urls.notifier, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
+    transcriptions: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     perUser: createRateLimiter({ limit: config.SUPPORT_RATE_LIMIT_PER_HOUR, windowMs: 3_600_000 }),
     perAddress: createRateLimiter({ limit: config.CONTACT_RATE_LIMIT_PER_HOUR, windowMs: 3_600_000 }),
   });

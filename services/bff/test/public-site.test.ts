@@ -2,6 +2,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import {
   addressPolicy,
   createDatabase,
@@ -17,6 +18,7 @@ import {
 import { createTestDatabase } from "@transcribe/platform/testing";
 import { AuthService, GetSessionResponseSchema, UserSchema } from "@transcribe/proto/auth/v1/auth";
 import { NotifierService } from "@transcribe/proto/notifier/v1/notifier";
+import { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blogConfigSchema } from "@transcribe/blog/config";
 import { migrations as blogMigrations } from "@transcribe/blog/db/migrations";
@@ -49,6 +51,7 @@ describe("the public site and signed-in extras through the BFF", () => {
   let blog: ServiceServer;
   let auth: ServiceServer;
   let notifier: ServiceServer;
+  let transcriptions: ServiceServer;
   const tickets: unknown[] = [];
   let images: http.Server;
   let imagePort: number;
@@ -95,6 +98,21 @@ describe("the public site and signed-in extras through the BFF", () => {
         }),
     });
 
+    // Only what the support route asks of it: whether the transcript named in a ticket is the sender's.
+    transcriptions = await startServiceServer({
+      name: "transcription",
+      host: "127.0.0.1",
+      port: 0,
+      logger,
+      routes: (router) =>
+        router.service(TranscriptionService, {
+          getTranscription(request) {
+            if (request.userId !== "u1" || request.id !== "t-1") throw new ConnectError("Transcription not found", Code.NotFound);
+            return {};
+          },
+        }),
+    });
+
     // The "internet": an image on 127.0.0.2 (allowed by the test's policy), redirects, a non-image.
     images = http.createServer((req, res) => {
       if (req.headers.cookie) return res.writeHead(400).end("cookies were forwarded");
@@ -118,6 +136,7 @@ describe("the public site and signed-in extras through the BFF", () => {
         AUTH_URL: auth.url,
         BLOG_URL: blog.url,
         NOTIFIER_URL: notifier.url,
+        TRANSCRIPTION_URL: transcriptions.url,
         SUPPORT_RATE_LIMIT_PER_HOUR: "2",
         CONTACT_RATE_LIMIT_PER_HOUR: "1",
         IMAGE_PROXY_ALLOW_CIDRS: "127.0.0.2/32",
@@ -134,6 +153,7 @@ describe("the public site and signed-in extras through the BFF", () => {
     await blog?.close();
     await auth?.close();
     await notifier?.close();
+    await transcriptions?.close();
     await database?.close();
     await testDb?.drop();
   });
@@ -298,6 +318,11 @@ describe("the public site and signed-in extras through the BFF", () => {
       expect(ok.statusCode).toBe(200);
       expect(ok.json()).toEqual({ ticket_id: expect.any(String) });
       expect(tickets.at(-1)).toEqual({ kind: "support", userId: "u1", email: "ada@example.com", subject: "Export fails", transcriptionId: "t-1" });
+      // Someone else's transcript (or none): 404, and no ticket points support at it.
+      const before = tickets.length;
+      const foreign = await send({ subject: "Send me this", message: "Help", transcription_id: "t-2" });
+      expect(foreign.statusCode).toBe(404);
+      expect(tickets.length).toBe(before);
       expect((await send({ subject: "Again", message: "Help" })).statusCode).toBe(200);
       const limited = await send({ subject: "Third", message: "Help" });
       expect(limited.statusCode).toBe(429);

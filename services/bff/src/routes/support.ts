@@ -1,5 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import type { NotifierService } from "@transcribe/proto/notifier/v1/notifier";
+import type { TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { apiErrorSchema } from "../http/api-error.js";
@@ -26,10 +27,12 @@ export const contactRequestSchema = z
   .meta({ id: "ContactRequest", description: "A message from the public contact form" });
 
 /** POST /api/v1/support (signed in, per-user limit) and POST /api/v1/contact (public, per-address limit), both to the notifier. */
-export const supportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof NotifierService>; perUser: RateLimiter; perAddress: RateLimiter }> = async (
-  app,
-  { client, perUser, perAddress },
-) => {
+export const supportRoutes: FastifyPluginAsyncZod<{
+  client: Client<typeof NotifierService>;
+  transcriptions: Client<typeof TranscriptionService>;
+  perUser: RateLimiter;
+  perAddress: RateLimiter;
+}> = async (app, { client, transcriptions, perUser, perAddress }) => {
   app.post(
     "/api/v1/support",
     {
@@ -39,11 +42,14 @@ export const supportRoutes: FastifyPluginAsyncZod<{ client: Client<typeof Notifi
         summary: "Send a support request (stored and mailed to the support address)",
         security: security.session,
         body: supportRequestSchema,
-        response: { 200: ticketResponseSchema, 400: apiErrorSchema, 401: apiErrorSchema, 429: apiErrorSchema, 503: apiErrorSchema },
+        response: { 200: ticketResponseSchema, 400: apiErrorSchema, 401: apiErrorSchema, 404: apiErrorSchema, 429: apiErrorSchema, 503: apiErrorSchema },
       },
     },
     async (request) => {
       const userId = signedInUserId(request);
+      // A ticket names only the sender's own transcript: support must never be pointed at someone else's
+      // (404 like every other route given an id that is not the caller's). A refused ticket does not count.
+      if (request.body.transcription_id) await transcriptions.getTranscription({ userId, id: request.body.transcription_id });
       perUser.hit(userId);
       const result = await client.sendSupportMessage({
         userId,
