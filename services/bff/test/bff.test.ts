@@ -1,6 +1,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { createLogger, loadConfig, type ServiceServer, startServiceServer } from "@transcribe/platform";
 import { freePort } from "@transcribe/platform/testing";
 import Fastify from "fastify";
@@ -156,6 +157,37 @@ describe("/auth/* forwarding", () => {
       expect(response.statusCode).toBe(201);
       expect(response.json()).toEqual({ query: { x: "1" }, body: raw, contentType: "application/json" });
       expect(response.headers["set-cookie"]).toEqual(["a=1; HttpOnly; Path=/", "b=2; Path=/; SameSite=Lax"]);
+    } finally {
+      await app.close();
+      await upstream.close();
+    }
+  });
+
+  it("refuses a body over the auth service's 1 MB limit with 413 at the edge, sized or streamed, and forwards one under it", async () => {
+    const upstream = Fastify();
+    upstream.removeAllContentTypeParsers();
+    upstream.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
+    let reached = 0;
+    upstream.post("/auth/sign-in/email", async (request) => {
+      reached += 1;
+      return { bytes: (request.body as Buffer).length };
+    });
+    const upstreamUrl = await upstream.listen({ host: "127.0.0.1", port: 0 });
+    const app = await bffWith({ AUTH_URL: upstreamUrl, WEB_DIST_DIR: "/nonexistent" });
+    const bffUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      const big = `{"email":"${"a".repeat(2 * 1024 * 1024)}"}`;
+      const sized = await fetch(`${bffUrl}/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: bffUrl }, body: big });
+      expect(sized.status).toBe(413);
+      expect(((await sized.json()) as { error: { message: string } }).error.message).toBeTruthy();
+      // Chunked, without a length: refused the same way once the limit is passed.
+      const chunks = Readable.from([Buffer.from(big.slice(0, 700_000)), Buffer.from(big.slice(700_000))]);
+      const streamed = await fetch(`${bffUrl}/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: bffUrl }, body: Readable.toWeb(chunks) as ReadableStream, duplex: "half" } as RequestInit);
+      expect(streamed.status).toBe(413);
+      expect(reached).toBe(0);
+      const small = await fetch(`${bffUrl}/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: bffUrl }, body: '{"email":"a@example.com"}' });
+      expect(small.status).toBe(200);
+      expect(await small.json()).toEqual({ bytes: 25 });
     } finally {
       await app.close();
       await upstream.close();
