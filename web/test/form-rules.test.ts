@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { zTranscriptionListItem, zTrialLimits } from "../src/lib/api/generated/zod.gen";
-import { MAX_UPLOAD_BYTES, renameFormSchema, transcriptionChoiceSchema, uploadFormSchema } from "../src/lib/form-rules";
+import { MAX_UPLOAD_BYTES, renameFormSchema, speakerNameSchema, transcriptionChoiceSchema, uploadFormSchema } from "../src/lib/form-rules";
 
 const messagesOf = (result: { success: boolean; error?: { issues: Array<{ message: string }> } }) =>
   result.success ? [] : result.error!.issues.map((i) => i.message);
@@ -49,6 +49,18 @@ describe("rename (docs/requirements.md, Validation)", () => {
     expect(messagesOf(renameFormSchema.safeParse({ newName: "   " }))).toEqual(["Name cannot be empty"]);
     expect(renameFormSchema.safeParse({ newName: "a".repeat(255) }).success).toBe(true);
     expect(messagesOf(renameFormSchema.safeParse({ newName: "a".repeat(256) }))).toEqual(["Name is too long"]);
+  });
+});
+
+describe("speaker and voice names (docs/api.md, PATCH …/speakers/{speaker_id})", () => {
+  it("trims, refuses empty, more than 80 characters and control or bidi-control characters, as the server does", () => {
+    expect(speakerNameSchema.parse("  Alice Smith \n")).toBe("Alice Smith");
+    expect(speakerNameSchema.parse("Bob <the PM> & co")).toBe("Bob <the PM> & co");
+    expect(messagesOf(speakerNameSchema.safeParse("   "))).toEqual(["Speaker name cannot be empty"]);
+    expect(messagesOf(speakerNameSchema.safeParse("x".repeat(81)))).toEqual(["Speaker name is too long (max 80 characters)"]);
+    for (const name of ["X\n\n00:00:00.000 --> 00:09:00.000\nINJECTED CUE", "Al\tice", "Al\u0007ice", "Al\u0085ice", "Alice \u202etxt.exe", "Al\u2066ice"]) {
+      expect(messagesOf(speakerNameSchema.safeParse(name)), JSON.stringify(name)).toEqual(["Speaker name cannot contain line breaks, tabs or control characters"]);
+    }
   });
 });
 

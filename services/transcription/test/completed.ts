@@ -5,6 +5,7 @@ import type { Kysely } from "kysely";
 import { advanceTranscription, insertJob, insertResult, json } from "../src/db/repository.js";
 import { startRevisions } from "../src/db/revisions.js";
 import type { TranscriptionDB } from "../src/db/schema.js";
+import type { Speaker } from "../src/domain/speakers.js";
 import type { Segment } from "../src/domain/transcriber.js";
 
 /** Real word timings from the local engine over espeak-ng speech (fixtures/generate-word-timed.ts). */
@@ -18,6 +19,8 @@ export interface CompletedOptions {
   name?: string;
   language?: string;
   segments?: Segment[];
+  /** The result's speakers (the segments then carry their ids); none by default. */
+  speakers?: Speaker[];
 }
 
 /** A completed transcription, stored by the same repository calls as the worker's completion. */
@@ -50,7 +53,7 @@ export async function completedTranscription(db: Kysely<TranscriptionDB>, userId
       })
       .execute();
     await insertJob(trx, { id: jobId, transcriptionId: id, userId, settings: { ...settings, timestampGranularities: [...settings.timestampGranularities] }, engineModel: "base", maxAttempts: 1 });
-    const result = { text: segments.map((s) => s.text).join(" "), language: options.language ?? "en", sourceLanguage: "en", duration: 25, segments, dropped: [], engine: { name: "local", model: "base" } };
+    const result = { text: segments.map((s) => s.text).join(" "), language: options.language ?? "en", sourceLanguage: "en", duration: 25, segments, dropped: [], engine: { name: "local", model: "base" }, ...(options.speakers ? { speakers: options.speakers } : {}) };
     await insertResult(trx, resultId, id, jobId, result);
     if (!(await advanceTranscription(trx, id, jobId, "completed", { result_id: resultId, error: null }))) throw new Error("not completed");
     await startRevisions(trx, { transcriptionId: id, userId, resultId, language: result.language, segments });

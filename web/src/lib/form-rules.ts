@@ -70,9 +70,17 @@ export const renameFormSchema = zRenameTranscription.extend({
   newName: z.string().trim().min(1, VALIDATION_MESSAGES.nameEmpty).max(MAX_NAME_LENGTH, VALIDATION_MESSAGES.nameTooLong),
 }) satisfies z.ZodType<RenameTranscription>;
 
+/**
+ * What a name may not hold, as the server refuses it (services/transcription speakers.ts):
+ * control characters (line breaks, tabs, C0, DEL, C1), U+2028/U+2029 and the bidi
+ * embedding, override and isolate controls.
+ */
+const FORBIDDEN_NAME_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
 /** A speaker's or a saved voice's name. */
 export const speakerNameSchema = z
   .string()
   .trim()
   .min(1, "Speaker name cannot be empty")
-  .max(MAX_SPEAKER_NAME_LENGTH, `Speaker name is too long (max ${MAX_SPEAKER_NAME_LENGTH} characters)`);
+  .max(MAX_SPEAKER_NAME_LENGTH, `Speaker name is too long (max ${MAX_SPEAKER_NAME_LENGTH} characters)`)
+  .refine((name) => !FORBIDDEN_NAME_CHARACTER.test(name), "Speaker name cannot contain line breaks, tabs or control characters");

@@ -1,13 +1,13 @@
 import { displayWidth, breakPieces, splitOverlong, wrapText } from "./text.js";
 import { toMilliseconds } from "./time.js";
-import { normalizeSpace, type TranscriptSegment, type TranscriptWord } from "./transcript.js";
+import { normalizeSpace, speakerLabel, type TranscriptSegment, type TranscriptWord } from "./transcript.js";
 
 /** One subtitle: times in whole milliseconds, text already broken into lines. */
 export interface Cue {
   start: number;
   end: number;
   lines: string[];
-  /** The speaker's name, when speakers were identified. */
+  /** The speaker's name as exports show it (speakerLabel), when speakers were identified. */
   speaker?: string;
   /** True on the first cue of a speaker's turn. */
   turnStart?: boolean;
@@ -40,8 +40,9 @@ export function buildCues(segments: readonly TranscriptSegment[], options: CueOp
   const fits = (text: string) => wrapText(text, maxLineWidth).length <= maxLines;
   const drafts: Draft[] = [];
   for (const segment of segments) {
+    const speaker = speakerLabel(segment.speaker);
     for (const draft of splitSegment(segment, fits, maxLineWidth)) {
-      drafts.push({ ...draft, order: drafts.length, ...(segment.speaker ? { speaker: segment.speaker } : {}) });
+      drafts.push({ ...draft, order: drafts.length, ...(speaker ? { speaker } : {}) });
     }
   }
   drafts.sort((a, b) => a.start - b.start || a.order - b.order);

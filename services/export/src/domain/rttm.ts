@@ -1,18 +1,18 @@
-import type { Transcript } from "./transcript.js";
+import { speakerLabel, type Transcript } from "./transcript.js";
 
 /**
  * RTTM (NIST Rich Transcription Time Marked), the format diarization is scored in:
  * one `SPEAKER <file> 1 <start> <duration> <NA> <NA> <name> <NA> <NA>` line per speaker
  * turn, times in seconds. The turns are the diarizer's own (speech between words
- * included), under the names the user gave the speakers. A field may not hold a space,
- * so spaces in names and in the file id become `_`. Empty when the transcript has no
- * speakers.
+ * included), under the names the user gave the speakers (folded as speakerLabel does).
+ * A field may not hold a space, so spaces in names and in the file id become `_`. Empty
+ * when the transcript has no speakers.
  */
 export function renderRttm(transcript: Transcript): string {
   const file = field(rttmFileId(transcript));
   return (transcript.speakerTurns ?? [])
     .filter((turn) => turn.end > turn.start)
-    .map((turn) => `SPEAKER ${file} 1 ${seconds(turn.start)} ${seconds(turn.end - turn.start)} <NA> <NA> ${field(turn.speaker)} <NA> <NA>\n`)
+    .map((turn) => `SPEAKER ${file} 1 ${seconds(turn.start)} ${seconds(turn.end - turn.start)} <NA> <NA> ${field(speakerLabel(turn.speaker))} <NA> <NA>\n`)
     .join("");
 }
 

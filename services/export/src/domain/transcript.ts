@@ -65,7 +65,10 @@ export interface RenderOptions {
  */
 export function paragraphsOf(transcript: Transcript): Paragraph[] {
   const paragraphs: Paragraph[] = transcript.segments
-    .map((segment) => ({ start: segment.start, text: normalizeSpace(segment.text), ...(segment.speaker ? { speaker: segment.speaker } : {}) }))
+    .map((segment) => {
+      const speaker = speakerLabel(segment.speaker);
+      return { start: segment.start, text: normalizeSpace(segment.text), ...(speaker ? { speaker } : {}) };
+    })
     .filter((paragraph) => paragraph.text.length > 0);
   // A turn starts where the voice changes: the speaker's name is shown there (txt, docx, pdf).
   paragraphs.forEach((p, i) => {
@@ -86,4 +89,20 @@ export interface Paragraph {
 
 export function normalizeSpace(text: string): string {
   return text.replace(/\s+/gu, " ").trim();
+}
+
+// Bidi embedding, override and isolate controls: they reorder what follows them on screen.
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/gu;
+// Whitespace (line breaks, tabs, U+2028/U+2029 included) and control characters (C0, DEL, C1).
+const SPACE_OR_CONTROL = /[\s\p{Cc}]+/gu;
+
+/**
+ * A speaker's name as every export shows it (txt, docx, pdf, srt, vtt, rttm): bidi controls
+ * removed, each run of whitespace or control characters folded to one space, trimmed. The
+ * API refuses such names, but one stored before that rule (or a label nobody checked) must
+ * still never break a line-based format: a line break in a name would end a subtitle cue or
+ * start a line of its own. Empty when nothing printable is left (the name is then not shown).
+ */
+export function speakerLabel(name: string | undefined): string {
+  return name ? name.replace(BIDI_CONTROLS, "").replace(SPACE_OR_CONTROL, " ").trim() : "";
 }

@@ -1,5 +1,6 @@
 import { AppError } from "@transcribe/platform";
 import { diffArrays } from "diff";
+import { FORBIDDEN_NAME_CHARACTER, refuseControlCharacters } from "./speakers.js";
 import type { Word } from "./transcriber.js";
 
 /**
@@ -90,6 +91,7 @@ export function validateEdits(base: readonly EditableSegment[], edits: readonly 
   if (edits.length > MAX_SEGMENTS) throw invalid(`A transcript can have at most ${MAX_SEGMENTS} segments`, { field: "segments" });
   const position = new Map(base.map((s, i) => [s.id, i]));
   const seen = new Set<number>();
+  let stored: Set<string | undefined> | undefined;
   let last = -1;
   edits.forEach((edit, index) => {
     if (edit.text.length > MAX_SEGMENT_TEXT) {
@@ -97,6 +99,13 @@ export function validateEdits(base: readonly EditableSegment[], edits: readonly 
     }
     if (edit.speaker !== undefined && edit.speaker.length > MAX_SPEAKER_LENGTH) {
       throw invalid(`Speaker is too long: at most ${MAX_SPEAKER_LENGTH} characters`, { field: `segments[${index}].speaker` });
+    }
+    // A label is passed through (any S1, S2… or a caller's own), but never one that breaks
+    // exports. One the base revision already holds (saved before this rule) is let through
+    // unchanged, since the editor sends every segment's label back on every save.
+    if (edit.speaker && FORBIDDEN_NAME_CHARACTER.test(edit.speaker)) {
+      stored ??= new Set(base.map((s) => s.speaker));
+      if (!stored.has(edit.speaker)) refuseControlCharacters(edit.speaker, "Speaker", `segments[${index}].speaker`);
     }
     if (edit.id === undefined) return;
     const at = position.get(edit.id);

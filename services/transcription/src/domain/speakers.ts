@@ -41,11 +41,34 @@ export function validateSpeakerCounts(min: number | undefined, max: number | und
   return { ...(min !== undefined ? { minSpeakers: min } : {}), ...(max !== undefined ? { maxSpeakers: max } : {}) };
 }
 
-/** Rename rule: trimmed, 1 to 80 characters. */
+/**
+ * What a name or a speaker label may not hold: C0 controls (tab, line feed, carriage
+ * return…), DEL, C1 controls (NEL…), the line and paragraph separators, and the bidi
+ * embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069). Each one either
+ * starts a new line in an export (a blank line ends a subtitle cue, so a name could inject
+ * cues) or makes text read other than it is stored ("txt.exe" shown as "exe.txt"). The
+ * direction marks LRM, RLM and ALM stay allowed: right-to-left names may need them.
+ */
+export const FORBIDDEN_NAME_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * The one rule for every name and speaker label a user gives (speaker names, voice names,
+ * segment speaker labels): 400 `<subject> cannot contain line breaks, tabs or control
+ * characters`, with the field and the first such character (`U+000A`) in the detail.
+ */
+export function refuseControlCharacters(value: string, subject: string, field: string): void {
+  const found = FORBIDDEN_NAME_CHARACTER.exec(value);
+  if (!found) return;
+  const character = `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+  throw new AppError("invalid_argument", `${subject} cannot contain line breaks, tabs or control characters`, { field, character });
+}
+
+/** Rename rule (speakers and saved voices): trimmed, 1 to 80 characters, no control or bidi-control characters. */
 export function validateSpeakerName(raw: string): string {
   const name = raw.trim();
   if (!name) throw invalid("Speaker name cannot be empty", "name");
   if ([...name].length > MAX_SPEAKER_NAME_LENGTH) throw invalid(`Speaker name is too long (max ${MAX_SPEAKER_NAME_LENGTH} characters)`, "name");
+  refuseControlCharacters(name, "Speaker name", "name");
   return name;
 }
 
