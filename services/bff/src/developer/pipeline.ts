@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Client } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { AppError } from "@transcribe/platform";
 import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
 import { type Settings, type Transcription, TranscriptionStatus, type TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
@@ -91,7 +91,45 @@ export function developerPipeline(deps: DeveloperPipelineDeps) {
     }
   }
 
-  return { uploadFile, waitUntilReady, start, waitForResult };
+  /**
+   * For a file the request itself stored (uploadFile, or media's URL import): waits until it
+   * is READY, then starts its transcription. A refusal on the way (media's check of the file,
+   * the transcription service's check of the settings, the quota) deletes the file before it
+   * is passed on, so a rejected request leaves no file behind that its caller never heard
+   * of. undefined: the deadline came first; the file is kept, since media is still on it.
+   */
+  async function startWhenReady(userId: string, fileId: string, deadline: number, settings: MessageInitShape<typeof SettingsSchema>): Promise<string | undefined> {
+    let ready: File | undefined;
+    try {
+      ready = await waitUntilReady(userId, fileId, deadline);
+    } catch (error) {
+      await discard(userId, fileId);
+      throw error;
+    }
+    if (!ready) return undefined;
+    try {
+      return await start(userId, fileId, settings);
+    } catch (error) {
+      if (!outcomeUnknown(error)) await discard(userId, fileId);
+      throw error;
+    }
+  }
+
+  /** Deletes a file the request stored; best effort, the refusal that led here is the caller's answer. */
+  async function discard(userId: string, fileId: string): Promise<void> {
+    await deps.media.deleteFile({ userId, fileId }).catch(() => undefined);
+  }
+
+  return { uploadFile, waitUntilReady, start, startWhenReady, waitForResult };
+}
+
+/**
+ * A call whose answer did not come back (our deadline, our cancellation): the service may
+ * have created the transcription anyway, and its file must then stay. Any other error is
+ * the service's refusal (given before it writes anything) or a call that did not reach it.
+ */
+function outcomeUnknown(error: unknown): boolean {
+  return error instanceof ConnectError && (error.code === Code.DeadlineExceeded || error.code === Code.Canceled);
 }
 export type DeveloperPipeline = ReturnType<typeof developerPipeline>;
 export type { Settings };

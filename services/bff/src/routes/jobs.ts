@@ -102,11 +102,10 @@ export const jobRoutes: FastifyPluginAsyncZod<{ pipeline: DeveloperPipeline; med
         else if (fields.url) fileId = (await options.media.importFromUrl({ userId, url: fields.url })).fileId;
         else throw new AppError("invalid_argument", "Send a file or a url", { field: "file" });
         await form.dispose();
-        // The job starts on the measured file (duration, quota), never on a declaration.
-        const ready = await options.pipeline.waitUntilReady(userId, fileId, Date.now() + options.mediaWaitMs);
-        if (!ready) throw new AppError("unavailable", "The file is still being checked; try again shortly");
+        // The job starts on the measured file (duration, quota), never on a declaration; a
+        // refusal deletes the file this request stored.
         const words = fields["timestamp_granularities[]"]?.includes("word") ?? false;
-        const id = await options.pipeline.start(userId, fileId, {
+        const id = await options.pipeline.startWhenReady(userId, fileId, Date.now() + options.mediaWaitMs, {
           model: fields.model ?? "",
           language: fields.language,
           translateToEn: fields.translate_to_en === "true",
@@ -116,6 +115,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ pipeline: DeveloperPipeline; med
           vocabulary: fields["vocabulary[]"] ?? [],
           ...(fields.use_vocabulary ? { useVocabulary: fields.use_vocabulary === "true" } : {}),
         });
+        if (!id) throw new AppError("unavailable", "The file is still being checked; try again shortly");
         return reply.code(202).send({ transcription_id: id });
       } finally {
         await form.dispose();

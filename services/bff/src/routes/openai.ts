@@ -77,11 +77,10 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
       const fileId = await options.pipeline.uploadFile(userId, form.file);
       await form.dispose();
       const waitSeconds = Math.round(options.syncWaitMs / 1000);
-      const ready = await options.pipeline.waitUntilReady(userId, fileId, deadline);
-      if (!ready) {
+      const id = await options.pipeline.startWhenReady(userId, fileId, deadline, settingsFor(fields, task));
+      if (!id) {
         return sendApiError(reply, 400, "use_async_api", `The file was not processed within ${waitSeconds} seconds; send long files to POST /api/v1/jobs instead`, { param: "file" });
       }
-      const id = await options.pipeline.start(userId, fileId, settingsFor(fields, task));
       const done = await options.pipeline.waitForResult(userId, id, deadline);
       if (!done) {
         return sendApiError(
