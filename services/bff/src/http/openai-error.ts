@@ -33,8 +33,10 @@ function typeOf(status: number): string {
 /** The first field a validation detail names, as OpenAI's `param`. */
 function paramOf(detail: unknown): string | null {
   if (!detail || typeof detail !== "object") return null;
-  const { param, issues } = detail as { param?: unknown; issues?: Array<{ path?: unknown }> };
+  // Our services name the field as `field` (the transcription service: "language", "model").
+  const { param, field, issues } = detail as { param?: unknown; field?: unknown; issues?: Array<{ path?: unknown }> };
   if (typeof param === "string") return param;
+  if (typeof field === "string" && field) return field;
   const path = issues?.[0]?.path;
   return typeof path === "string" && path ? path : null;
 }

@@ -88,7 +88,7 @@ describe("developer API: refused requests store nothing", () => {
     const openAi = await post("/v1/audio/transcriptions", wavForm({ model: "whisper-tiny.en", language: "zz" }));
     const openAiAnswer = (await openAi.json()) as { error: { message: string; type: string } };
     expect(openAi.status, JSON.stringify(openAiAnswer)).toBe(400);
-    expect(openAiAnswer.error).toMatchObject({ message: "Unknown language: zz", type: "invalid_request_error" });
+    expect(openAiAnswer.error).toMatchObject({ message: "Unknown language: zz", type: "invalid_request_error", param: "language" });
     expect(await fileCount()).toBe(before);
   });
 
