@@ -4,6 +4,7 @@ import { buildWebhooks } from "@transcribe/webhooks/build";
 import { webhooksConfigSchema } from "@transcribe/webhooks/config";
 import { migrations as webhooksMigrations } from "@transcribe/webhooks/db/migrations";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pcmWav } from "@transcribe/media/testing/voices";
 import { completedTranscription } from "../../transcription/test/completed.js";
 import { type DashboardStack, startDashboardStack } from "./dashboard-stack.js";
 
@@ -185,20 +186,4 @@ async function startWebhooks() {
 }
 
 /** A mono 16 kHz 16-bit WAV of silence. */
-function silentWav(seconds: number): Buffer {
-  const samples = 16_000 * seconds;
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0);
-  header.writeUInt32LE(36 + samples * 2, 4);
-  header.write("WAVEfmt ", 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36);
-  header.writeUInt32LE(samples * 2, 40);
-  return Buffer.concat([header, Buffer.alloc(samples * 2)]);
-}
+const silentWav = (seconds: number): Buffer => pcmWav(Buffer.alloc(16_000 * 2 * seconds));

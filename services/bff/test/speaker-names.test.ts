@@ -1,14 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, loadConfig } from "@transcribe/platform";
-import { freePort } from "@transcribe/platform/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthHarness, signInWithMagicLink, startAuth } from "../../auth/test/harness.js";
 import { completedTranscription, wordTimedFixture } from "../../transcription/test/completed.js";
-import { migratedDatabase, startMediaServer, startTranscriptionApi } from "../../transcription/test/helpers.js";
-import { buildBff } from "../src/app.js";
-import { bffConfigSchema } from "../src/config.js";
-
-const logger = createLogger("bff-speaker-names-test", "silent");
+import { type EditorStack, startEditorStack } from "./editor-stack.js";
 
 const CONTROL_MESSAGE = "Speaker name cannot contain line breaks, tabs or control characters";
 // The audit's request: a blank line and a timing line inside the name, a cue of its own in every subtitle export.
@@ -25,43 +18,18 @@ interface Detail {
  * stored as the worker stores it.
  */
 describe("names that would break exports are refused through the BFF", () => {
-  let auth: AuthHarness;
-  let database: Awaited<ReturnType<typeof migratedDatabase>>;
-  let media: Awaited<ReturnType<typeof startMediaServer>>;
-  let transcription: Awaited<ReturnType<typeof startTranscriptionApi>>;
-  let bff: Awaited<ReturnType<typeof buildBff>>;
-  let origin: string;
+  let stack: EditorStack;
   let alice: string;
   let aliceId: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    [auth, database, media] = await Promise.all([startAuth(), migratedDatabase(), startMediaServer()]);
-    transcription = await startTranscriptionApi(database.db, media.url);
-    bff = await buildBff(
-      loadConfig(bffConfigSchema, { WEB_DIST_DIR: "/nonexistent", AUTH_URL: auth.server.url, MEDIA_URL: media.url, TRANSCRIPTION_URL: transcription.server.url, PUBLIC_BASE_URL: origin }),
-      logger,
-    );
-    await bff.listen({ host: "127.0.0.1", port });
-    alice = (await signInWithMagicLink(auth, "alice-speaker-names@example.com")).cookieHeader();
-    aliceId = ((await (await api(alice, "GET", "/api/v1/me")).json()) as { id: string }).id;
+    stack = await startEditorStack("speaker-names");
+    ({ cookie: alice, id: aliceId } = await stack.signIn("alice-speaker-names@example.com"));
   }, 120_000);
 
-  afterAll(async () => {
-    await bff?.close();
-    await transcription?.close();
-    await media?.close();
-    await auth?.close();
-    await database?.close();
-  });
+  afterAll(() => stack?.stop());
 
-  const api = (cookie: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${origin}${url}`, {
-      method,
-      headers: { origin, ...headers, ...(cookie ? { cookie } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const api: EditorStack["api"] = (...args) => stack.api(...args);
   const errorOf = async (response: Response) => ((await response.json()) as { error: { code: string; message: string; detail?: Record<string, unknown> } }).error;
 
   /** A completed, diarized transcript: segments alternate between S1 and S2. */
@@ -70,7 +38,7 @@ describe("names that would break exports are refused through the BFF", () => {
       const speaker = i % 2 === 0 ? "S1" : "S2";
       return { ...s, speaker, words: s.words.map((w) => ({ ...w, speaker })) };
     });
-    return completedTranscription(database.db, aliceId, { segments, speakers: [{ id: "S1", name: "S1" }, { id: "S2", name: "S2" }] });
+    return completedTranscription(stack.db, aliceId, { segments, speakers: [{ id: "S1", name: "S1" }, { id: "S2", name: "S2" }] });
   }
 
   it("PATCH …/speakers/S2 with a line break (or a control or bidi character) is a 400 and changes nothing", async () => {
@@ -120,7 +88,7 @@ describe("names that would break exports are refused through the BFF", () => {
     expect((await api(alice, "PUT", "/api/v1/voices/settings", { enabled: true })).status).toBe(200);
     const voiceId = randomUUID();
     const embedding = Array.from({ length: 256 }, (_, i) => (i === 0 ? 1 : 0));
-    await database.db.insertInto("voices").values({ id: voiceId, user_id: aliceId, name: "Alex", embedding, samples: 1 }).execute();
+    await stack.db.insertInto("voices").values({ id: voiceId, user_id: aliceId, name: "Alex", embedding, samples: 1 }).execute();
     for (const name of ["Alex\r\nINJECTED", "Alex\u0007", "Alex \u202eevil", "Alex\u2069"]) {
       const refused = await api(alice, "PATCH", `/api/v1/voices/${voiceId}`, { name });
       expect(refused.status, JSON.stringify(name)).toBe(400);

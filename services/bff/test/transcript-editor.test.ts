@@ -1,13 +1,6 @@
-import { createLogger, loadConfig } from "@transcribe/platform";
-import { freePort } from "@transcribe/platform/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthHarness, signInWithMagicLink, startAuth } from "../../auth/test/harness.js";
 import { completedTranscription } from "../../transcription/test/completed.js";
-import { migratedDatabase, startMediaServer, startTranscriptionApi } from "../../transcription/test/helpers.js";
-import { buildBff } from "../src/app.js";
-import { bffConfigSchema } from "../src/config.js";
-
-const logger = createLogger("bff-editor-test", "silent");
+import { type EditorStack, startEditorStack } from "./editor-stack.js";
 
 interface Result {
   revision: number;
@@ -20,48 +13,23 @@ interface Result {
  * the engine's real word timings).
  */
 describe("transcript editor API through the BFF", () => {
-  let auth: AuthHarness;
-  let database: Awaited<ReturnType<typeof migratedDatabase>>;
-  let media: Awaited<ReturnType<typeof startMediaServer>>;
-  let transcription: Awaited<ReturnType<typeof startTranscriptionApi>>;
-  let bff: Awaited<ReturnType<typeof buildBff>>;
-  let origin: string;
+  let stack: EditorStack;
   let alice: string;
   let bob: string;
   let aliceId: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    [auth, database, media] = await Promise.all([startAuth(), migratedDatabase(), startMediaServer()]);
-    transcription = await startTranscriptionApi(database.db, media.url);
-    bff = await buildBff(
-      loadConfig(bffConfigSchema, { WEB_DIST_DIR: "/nonexistent", AUTH_URL: auth.server.url, MEDIA_URL: media.url, TRANSCRIPTION_URL: transcription.server.url, PUBLIC_BASE_URL: origin }),
-      logger,
-    );
-    await bff.listen({ host: "127.0.0.1", port });
-    alice = (await signInWithMagicLink(auth, "alice-editor@example.com")).cookieHeader();
-    bob = (await signInWithMagicLink(auth, "bob-editor@example.com")).cookieHeader();
-    aliceId = ((await (await api(alice, "GET", "/api/v1/me")).json()) as { id: string }).id;
+    stack = await startEditorStack("editor");
+    ({ cookie: alice, id: aliceId } = await stack.signIn("alice-editor@example.com"));
+    ({ cookie: bob } = await stack.signIn("bob-editor@example.com"));
   }, 120_000);
 
-  afterAll(async () => {
-    await bff?.close();
-    await transcription?.close();
-    await media?.close();
-    await auth?.close();
-    await database?.close();
-  });
+  afterAll(() => stack?.stop());
 
-  const api = (cookie: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${origin}${url}`, {
-      method,
-      headers: { origin, ...headers, ...(cookie ? { cookie } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const api: EditorStack["api"] = (...args) => stack.api(...args);
 
   it("saves with If-Match, answers 409 to a stale save, lists, reads and restores revisions; others get 404", async () => {
-    const id = await completedTranscription(database.db, aliceId);
+    const id = await completedTranscription(stack.db, aliceId);
     const detail = (await (await api(alice, "GET", `/api/v1/transcriptions/${id}`)).json()) as { result: Result };
     expect(detail.result.revision).toBe(1);
     const edits = detail.result.segments.map((s) => ({ id: s.id, text: s.text }));
@@ -124,7 +92,7 @@ describe("transcript editor API through the BFF", () => {
   });
 
   it("searches only the caller's transcripts, with times and escaped snippets", async () => {
-    const id = await completedTranscription(database.db, aliceId, { name: "Quarterly café notes" });
+    const id = await completedTranscription(stack.db, aliceId, { name: "Quarterly café notes" });
     const found = await api(alice, "GET", "/api/v1/search?q=quarterly%20report");
     expect(found.status).toBe(200);
     const body = (await found.json()) as { hits: Array<{ transcription_id: string; segment_id: number | null; start: number; snippet: string }>; total_count: number };

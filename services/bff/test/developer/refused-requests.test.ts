@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pcmWav } from "@transcribe/media/testing/voices";
 import { type DeveloperStack, startDeveloperStack } from "./stack.js";
 
 /**
@@ -115,20 +116,4 @@ describe("developer API: refused requests store nothing", () => {
 });
 
 /** A mono 16 kHz WAV of silence: media accepts it, so the request reaches the transcription service. */
-function silentWav(seconds: number): Buffer {
-  const samples = 16_000 * seconds;
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0);
-  header.writeUInt32LE(36 + samples * 2, 4);
-  header.write("WAVEfmt ", 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36);
-  header.writeUInt32LE(samples * 2, 40);
-  return Buffer.concat([header, Buffer.alloc(samples * 2)]);
-}
+const silentWav = (seconds: number): Buffer => pcmWav(Buffer.alloc(16_000 * 2 * seconds));
