@@ -208,6 +208,21 @@ describe.skipIf(engineUnavailable)("TranscriptionService (real PostgreSQL, media
     }
   });
 
+  it("refuses to run again a transcription whose file was deleted since, and queues nothing", async () => {
+    const file = stack.media.addFile({ userId: alice, duration: 5 });
+    const { transcriptionId: id } = await stack.api.client.createTranscription({ userId: alice, fileId: file.id, settings: settings() });
+    await stack.database.db.updateTable("transcriptions").set({ status: "failed" }).where("id", "=", id).execute();
+    const jobs = async () => (await stack.database.db.selectFrom("transcription_jobs").select("id").where("transcription_id", "=", id).execute()).length;
+    const before = await jobs();
+    stack.media.files.delete(file.id);
+    const refused = await refusal(stack.api.client.retryTranscription({ userId: alice, id }));
+    expect(refused.code).toBe(Code.FailedPrecondition);
+    expect(refused.rawMessage).toBe("The audio file no longer exists");
+    expect(await jobs()).toBe(before);
+    const { transcription } = await stack.api.client.getTranscription({ userId: alice, id });
+    expect(transcription!.status).toBe(TranscriptionStatus.FAILED);
+  });
+
   it("ends failed with a readable message when the audio cannot be read, and retries transient errors", { timeout: 300_000 }, async () => {
     const garbage = path.join(tmpdir(), `garbage-${randomUUID()}.wav`);
     await writeFile(garbage, "RIFF....WAVEnot really audio at all");

@@ -346,6 +346,10 @@ export function transcriptionServiceImpl(deps: TranscriptionServiceDeps): Servic
       if (!canRetry(existing.status)) {
         throw new AppError("failed_precondition", "This transcription is still running; wait for it to finish before running it again");
       }
+      // Its file deleted since, the run could only fail: say so now, before a job is queued.
+      await fileOf(userId, existing.file_id).catch((error: unknown) => {
+        throw error instanceof AppError && error.code === "not_found" ? new AppError("failed_precondition", "The audio file no longer exists", { field: "file_id" }) : error;
+      });
       const jobId = randomUUID();
       await checkQuota(userId, existing.duration, jobId);
       await db.transaction().execute(async (trx) => {
