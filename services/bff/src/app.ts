@@ -132,6 +132,7 @@ export async function buildBff(config: BffConfig, logger: Logger, overrides: Bff
     media: createServiceClient(MediaService, urls.media, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     transcription: createServiceClient(TranscriptionService, urls.transcription, { timeoutMs: config.SERVICE_TIMEOUT_MS }),
     mediaUrl: urls.media,
+    logger,
   });
   const uploadSlots = createUploadSlots({ total: config.API_MAX_CONCURRENT_UPLOADS, perUser: config.API_MAX_CONCURRENT_UPLOADS_PER_USER });
   await app.register(openAiRoutes, {

@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { AppError } from "@transcribe/platform";
+import { AppError, type Logger } from "@transcribe/platform";
 import { FileStatus, type File, type MediaService } from "@transcribe/proto/media/v1/media";
 import { type Settings, type Transcription, TranscriptionStatus, type TranscriptionService } from "@transcribe/proto/transcription/v1/transcription";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -23,6 +23,8 @@ export interface DeveloperPipelineDeps {
   transcription: Client<typeof TranscriptionService>;
   /** Media's own URL: embedded-mode signed upload URLs (under STORAGE_PREFIX) are PUT there directly. */
   mediaUrl: string;
+  /** Where a refused request's file that could not be deleted is reported, so it can be found and removed. */
+  logger: Logger;
   pollMs?: number;
 }
 
@@ -115,9 +117,11 @@ export function developerPipeline(deps: DeveloperPipelineDeps) {
     }
   }
 
-  /** Deletes a file the request stored; best effort, the refusal that led here is the caller's answer. */
+  /** Deletes a file the request stored. The refusal that led here stays the caller's answer; a failed delete is logged, never hidden. */
   async function discard(userId: string, fileId: string): Promise<void> {
-    await deps.media.deleteFile({ userId, fileId }).catch(() => undefined);
+    await deps.media.deleteFile({ userId, fileId }).catch((error: unknown) => {
+      deps.logger.warn({ err: error, userId, fileId }, "could not delete the file of a refused developer-API request");
+    });
   }
 
   return { uploadFile, waitUntilReady, start, startWhenReady, waitForResult };
