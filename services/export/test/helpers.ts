@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { skipWhen } from "@transcribe/platform/testing";
 import { loadFontSet, type FontSet } from "../src/domain/index.js";
 
@@ -33,3 +36,15 @@ export function machineFonts(): FontSet | undefined {
 
 /** Text without any whitespace, for comparing text that line breaking may have cut differently. */
 export const squash = (text: string) => text.replace(/\s+/gu, "");
+
+/** A PDF's text as pdftotext reads it, every run of whitespace one space. */
+export async function pdfText(pdf: Uint8Array): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "export-pdf-text-"));
+  try {
+    const file = path.join(dir, "t.pdf");
+    await writeFile(file, pdf);
+    return spawnSync("pdftotext", ["-enc", "UTF-8", file, "-"], { encoding: "utf8" }).stdout.replace(/\s+/g, " ");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
